@@ -1,0 +1,73 @@
+"""problems — convex programs for information-theoretic data privacy, with certificates.
+
+Conventions (fixed once, everywhere):
+
+* information in **nats** (natural logarithms); ``unit="bits"`` converts on output only;
+* a **mechanism** is a row-stochastic matrix ``W[x, y] = p_{Y|X}(y|x)``: one row per input, one column per output;
+* **databases** of ``n`` rows over ``{0..m-1}`` are enumerated in :func:`itertools.product` order
+  (last row fastest): index ``Σ_k x_k m^{n-k}``.
+"""
+
+from . import closed_forms, measures, priors
+from .certificate import Certificate, lp_certificate
+from .closed_forms import h, h_inv
+from .database import DatabaseSpace
+from .errors import (
+    InfeasibleProgramError,
+    InvalidChannelError,
+    InvalidDistortionError,
+    InvalidInputError,
+    InvalidMechanismError,
+    InvalidPriorError,
+    InvalidPrivacyLevelError,
+    PrivacyToolkitError,
+    ProblemTooLargeError,
+    ShapeMismatchError,
+    SolverFailedError,
+)
+from .mechanism import Mechanism, exponential_mechanism, identifiability_mechanism
+from .prior_constants import eps_tilde, eps_X
+from .priors import Prior
+from .programs import PDDP, PDI, PDMIP, RPD, solve_pd_dp, solve_pd_i, solve_pd_mip, solve_r_pd
+from .result import SolveResult
+from .solver import SolverStats
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Certificate",
+    "DatabaseSpace",
+    "InfeasibleProgramError",
+    "InvalidChannelError",
+    "InvalidDistortionError",
+    "InvalidInputError",
+    "InvalidMechanismError",
+    "InvalidPriorError",
+    "InvalidPrivacyLevelError",
+    "Mechanism",
+    "PDDP",
+    "PDI",
+    "PDMIP",
+    "Prior",
+    "PrivacyToolkitError",
+    "ProblemTooLargeError",
+    "RPD",
+    "ShapeMismatchError",
+    "SolveResult",
+    "SolverFailedError",
+    "SolverStats",
+    "closed_forms",
+    "eps_X",
+    "eps_tilde",
+    "exponential_mechanism",
+    "h",
+    "h_inv",
+    "identifiability_mechanism",
+    "lp_certificate",
+    "measures",
+    "priors",
+    "solve_pd_dp",
+    "solve_pd_i",
+    "solve_pd_mip",
+    "solve_r_pd",
+]

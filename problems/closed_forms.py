@@ -1,0 +1,84 @@
+r"""Closed forms of paper 002 (Wang, Ying, Zhang) for the Hamming distortion.
+
+* :func:`h`       — :math:`h(\epsilon) = n / (1 + e^{\epsilon}/(m-1))`, the optimum of R-PD (Lemma 1, eq. (32)).
+* :func:`h_inv`   — :math:`h^{-1}(D) = \ln(n/D - 1) + \ln(m-1)` (eq. (17)).
+* :func:`kernel`  — the m×m matrix :math:`K_\epsilon` with :math:`1/(1+(m-1)e^{-\epsilon})` on the diagonal and
+  :math:`e^{-\epsilon}/(1+(m-1)e^{-\epsilon})` off it; the posterior of (41)/(26) is
+  :math:`e^{-\epsilon d(x,y)}/(1+(m-1)e^{-\epsilon})^n = (K_\epsilon^{\otimes n})_{xy}`.
+* :func:`apply_kron` — applies :math:`M^{\otimes n}` to a function on Dⁿ one axis at a time (O(n m^{n+1})).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .errors import InvalidDistortionError, InvalidPrivacyLevelError
+
+__all__ = ["h", "h_inv", "kernel", "apply_kron", "check_eps", "check_distortion"]
+
+
+def check_eps(eps: float, *, allow_inf: bool = False, name: str = "ε") -> float:
+    """Return ``eps`` as float if it is a valid privacy level (≥ 0, not NaN; finite unless ``allow_inf``)."""
+    try:
+        e = float(eps)
+    except (TypeError, ValueError) as exc:
+        raise InvalidPrivacyLevelError(f"{name} must be a number ≥ 0, got {eps!r}") from exc
+    if math.isnan(e) or e < 0:
+        raise InvalidPrivacyLevelError(f"{name} must be ≥ 0, got {eps!r}")
+    if math.isinf(e) and not allow_inf:
+        raise InvalidPrivacyLevelError(f"{name} must be finite, got {eps!r}")
+    return e
+
+
+def check_distortion(D: float, n: int) -> float:
+    """Return ``D`` as float if ``0 ≤ D ≤ n`` (the meaningful range for the Hamming distortion)."""
+    try:
+        d = float(D)
+    except (TypeError, ValueError) as exc:
+        raise InvalidDistortionError(f"distortion D must be a number in [0, {n}], got {D!r}") from exc
+    if math.isnan(d) or d < 0 or d > n:
+        raise InvalidDistortionError(f"distortion D must lie in [0, n] = [0, {n}], got {D!r}")
+    return d
+
+
+def h(eps, n: int, m: int):
+    """h(ε) = n / (1 + e^ε/(m−1)): the minimum distortion of R-PD at privacy level ε (paper 002, (32))."""
+    e = np.asarray(eps, dtype=float)
+    with np.errstate(over="ignore"):
+        out = n / (1.0 + np.exp(e) / (m - 1))
+    return float(out) if out.ndim == 0 else out
+
+
+def h_inv(D, n: int, m: int):
+    """h⁻¹(D) = ln(n/D − 1) + ln(m − 1) (paper 002, (17)); +∞ at D = 0, −∞ at D = n."""
+    d = np.asarray(D, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.log(n / d - 1.0) + math.log(m - 1)
+    out = np.where(d <= 0, np.inf, np.where(d >= n, -np.inf, out))
+    return float(out) if out.ndim == 0 else out
+
+
+def kernel(eps: float, m: int) -> np.ndarray:
+    """K_ε: ``1/(1+(m−1)e^{−ε})`` on the diagonal, ``e^{−ε}/(1+(m−1)e^{−ε})`` off it (row-stochastic)."""
+    t = math.exp(-eps) if math.isfinite(eps) else 0.0
+    z = 1.0 + (m - 1) * t
+    K = np.full((m, m), t / z)
+    np.fill_diagonal(K, 1.0 / z)
+    return K
+
+
+def apply_kron(M: np.ndarray, v: np.ndarray, n: int, *, transpose: bool = False) -> np.ndarray:
+    """Return ``(M^{⊗n}) v`` (or ``(M^{⊗n})ᵀ v``) for ``v`` of length mⁿ, one tensor axis at a time.
+
+    Databases are in itertools.product order, so axis k of the reshaped ``(m,)*n`` tensor is row k.
+    ``v`` may carry trailing batch axes: shape ``(mⁿ, …)``.
+    """
+    m = M.shape[0]
+    A = M.T if transpose else M
+    batch = v.shape[1:]
+    t = v.reshape((m,) * n + batch)
+    for k in range(n):
+        t = np.moveaxis(np.tensordot(A, t, axes=([1], [k])), 0, k)
+    return t.reshape((m**n,) + batch)

@@ -1,0 +1,135 @@
+"""Mechanisms as labelled row-stochastic matrices, and the paper's closed-form mechanisms E_i and E_d.
+
+Convention (fixed project-wide): ``matrix[x, y] = p_{Y|X}(y | x)``; one row per input database, one column
+per output database, rows summing to one; databases in itertools.product order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .closed_forms import apply_kron, check_eps, kernel
+from .database import DatabaseSpace
+from .errors import InvalidMechanismError, InvalidPrivacyLevelError, ShapeMismatchError
+from .priors import Prior
+
+__all__ = ["Mechanism", "ROW_SUM_TOLERANCE", "exponential_mechanism", "identifiability_mechanism"]
+
+ROW_SUM_TOLERANCE = 1e-6
+
+
+@dataclass(frozen=True, eq=False)
+class Mechanism:
+    """A mechanism p_{Y|X} as a row-stochastic matrix with row and column labels.
+
+    Attributes
+    ----------
+    matrix:
+        ``(N_in, N_out)`` array, ``matrix[x, y] = p_{Y|X}(y | x)``.
+    input_labels, output_labels:
+        Labels of rows and columns (database rows joined by commas, e.g. ``"0,1,1"``).
+    """
+
+    matrix: np.ndarray
+    input_labels: tuple[str, ...] = field(default_factory=tuple)
+    output_labels: tuple[str, ...] = field(default_factory=tuple)
+
+    def __post_init__(self) -> None:
+        W = np.asarray(self.matrix, dtype=float)
+        if W.ndim != 2:
+            raise InvalidMechanismError(f"a mechanism is a 2-D matrix, got shape {W.shape}")
+        if not np.all(np.isfinite(W)):
+            raise InvalidMechanismError("mechanism matrix has non-finite entries")
+        if W.min(initial=0.0) < -ROW_SUM_TOLERANCE:
+            raise InvalidMechanismError(f"mechanism has a negative entry {W.min():.3g}")
+        sums = W.sum(axis=1)
+        worst = int(np.argmax(np.abs(sums - 1)))
+        if abs(sums[worst] - 1) > ROW_SUM_TOLERANCE:
+            raise InvalidMechanismError(
+                f"mechanism row {worst} sums to {sums[worst]:.9g}; every row must sum to 1 "
+                f"(within {ROW_SUM_TOLERANCE:g})"
+            )
+        W = W.copy()
+        W.setflags(write=False)
+        object.__setattr__(self, "matrix", W)
+        ins = tuple(self.input_labels) or tuple(str(k) for k in range(W.shape[0]))
+        outs = tuple(self.output_labels) or tuple(str(k) for k in range(W.shape[1]))
+        if len(ins) != W.shape[0] or len(outs) != W.shape[1]:
+            raise ShapeMismatchError(
+                f"labels ({len(ins)} rows, {len(outs)} columns) do not match the matrix shape {W.shape}"
+            )
+        object.__setattr__(self, "input_labels", ins)
+        object.__setattr__(self, "output_labels", outs)
+
+    @classmethod
+    def on_space(cls, matrix: np.ndarray, space: DatabaseSpace, *, clean: bool = False) -> Mechanism:
+        """A mechanism from Dⁿ to Dⁿ labelled by the databases of ``space``.
+
+        ``clean=True`` clips solver round-off (entries in [−1e-6, 0)) to zero and renormalises rows.
+        """
+        W = np.asarray(matrix, dtype=float)
+        if W.shape != (space.size, space.size):
+            raise ShapeMismatchError(
+                f"expected a {space.size}×{space.size} matrix for {space}, got {W.shape}"
+            )
+        if clean:
+            W = np.clip(W, 0.0, None)
+            W = W / W.sum(axis=1, keepdims=True)
+        labels = tuple(space.labels)
+        return cls(W, labels, labels)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.matrix.shape  # type: ignore[return-value]
+
+    def output_distribution(self, p_x: np.ndarray) -> np.ndarray:
+        """p_Y = p_X W."""
+        return np.asarray(p_x) @ self.matrix
+
+    def posterior(self, p_x: np.ndarray) -> np.ndarray:
+        """``P[x, y] = p_{X|Y}(x | y)`` (columns with p_Y(y) = 0 are left at zero)."""
+        joint = np.asarray(p_x)[:, None] * self.matrix
+        p_y = joint.sum(axis=0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(p_y > 0, joint / np.where(p_y > 0, p_y, 1.0), 0.0)
+
+
+def exponential_mechanism(space: DatabaseSpace, eps: float) -> Mechanism:
+    """E_d (paper 002, (27)): p_{Y|X}(y|x) = e^{−ε d(x,y)}/(1+(m−1)e^{−ε})ⁿ = (K_ε^{⊗n})_{xy}.
+
+    ε-differentially private with expected distortion h(ε) for every prior (Lemma 5).
+    """
+    eps = check_eps(eps)
+    space.require_dense()
+    K = kernel(eps, space.m)
+    W = apply_kron(K, np.eye(space.size), space.n)
+    return Mechanism.on_space(W, space)
+
+
+def identifiability_mechanism(prior: Prior, eps: float) -> Mechanism:
+    """E_i (paper 002, (26)): p_{Y|X}(y|x) = p_Y(y) e^{−ε d(x,y)} / (p_X(x)(1+(m−1)e^{−ε})ⁿ).
+
+    Here p_Y = (K_ε^{−1})^{⊗n} p_X, which is a pmf exactly when ε ≥ ε̃_X; E_i is then ε-identifiable with
+    distortion h(ε) (Lemma 4).  Raises :class:`InvalidPrivacyLevelError` when p_Y has a negative entry.
+    """
+    eps = check_eps(eps)
+    space = prior.space
+    space.require_dense()
+    prior.require_full_support("the mechanism E_i")
+    if eps == 0.0:
+        raise InvalidPrivacyLevelError("E_i needs ε > 0 (K_0 is singular); use ε ≥ ε̃_X > 0")
+    Kinv = np.linalg.inv(kernel(eps, space.m))
+    p_y = apply_kron(Kinv, prior.pmf, space.n)
+    if p_y.min() < -1e-12:
+        from .prior_constants import eps_tilde
+
+        raise InvalidPrivacyLevelError(
+            f"E_i is not defined at ε = {eps:.6g}: the implied p_Y has a negative entry ({p_y.min():.3g}); "
+            f"it needs ε ≥ ε̃_X = {eps_tilde(prior):.6g}"
+        )
+    p_y = np.clip(p_y, 0.0, None)
+    post = apply_kron(kernel(eps, space.m), np.eye(space.size), space.n)  # p_{X|Y}(x|y) (symmetric)
+    W = post * p_y[None, :] / prior.pmf[:, None]
+    return Mechanism.on_space(W, space, clean=True)

@@ -1,0 +1,126 @@
+r"""Constants of a prior: ε_X (paper 002, (16)) and ε̃_X (the definition before (17)).
+
+ε_X
+    :math:`\epsilon_X = \max_{x\sim x'} \ln p_X(x)/p_X(x')`, computed over the sparse neighbour pairs;
+    infinite when some database has zero mass.
+
+ε̃_X
+    The smallest ε for which the posterior :math:`p_{X|Y}(x|y) = (K_\epsilon^{\otimes n})_{xy}` is *feasible*, i.e.
+    :math:`p_Y = (K_\epsilon^{-1})^{\otimes n} p_X \ge 0`.  Write :math:`t = e^{-\epsilon}/(1+(m-1)e^{-\epsilon})
+    \in (0, 1/m]`; then :math:`K_\epsilon = (1-mt)\,I + tJ` and, because :math:`p_X` sums to one,
+    :math:`K_\epsilon^{-1} p = (I - tJ)p/(1-mt)` on every axis.  Hence every entry of
+    :math:`(1-mt)^n p_Y` is a polynomial :math:`g_x(t)` of degree ≤ n whose coefficients are computed one axis
+    at a time (no N×N matrix): applying :math:`I - tJ` along an axis maps coefficient k to
+    coefficient k minus the axis-sum of coefficient k−1.  The feasible ε form the set where every
+    :math:`g_x(t) \ge 0`; we return the ε of the largest t₀ such that all :math:`g_x \ge 0` on
+    :math:`(0, t_0]` — i.e. the smallest ε from which on *every* larger ε is feasible, which is what Lemma 4 of
+    the paper uses.  t₀ is found exactly among the real roots of the :math:`g_x` (batched companion-matrix
+    eigenvalues), testing the sign between consecutive roots.
+
+For an i.i.d. prior :math:`\pi^{\otimes n}` the condition reduces to one row, :math:`\min_a \pi(a) \ge t`, so
+:math:`\tilde\epsilon_X = \ln\big((1-(m-1)\pi_{\min})/\pi_{\min}\big)` (:func:`eps_tilde_iid`); a test checks the
+general routine against it and against a dense solve.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .priors import Prior
+
+__all__ = ["eps_X", "eps_tilde", "eps_tilde_iid", "t_of_eps", "eps_of_t", "feasibility_polynomials"]
+
+
+def eps_X(prior: Prior) -> float:
+    """ε_X = max over neighbours x ~ x' of ln p_X(x)/p_X(x') (paper 002, (16)); ``inf`` without full support."""
+    if not prior.has_full_support:
+        return math.inf
+    i, j = prior.space.neighbour_pairs
+    logp = np.log(prior.pmf)
+    return float(max(0.0, np.max(logp[i] - logp[j])))
+
+
+def t_of_eps(eps: float, m: int) -> float:
+    """t = e^{−ε}/(1+(m−1)e^{−ε}), the off-diagonal entry of K_ε."""
+    e = math.exp(-eps)
+    return e / (1.0 + (m - 1) * e)
+
+
+def eps_of_t(t: float, m: int) -> float:
+    """Inverse of :func:`t_of_eps` on (0, 1/m]: ε = ln((1 − (m−1)t)/t)."""
+    if t <= 0:
+        return math.inf
+    return max(0.0, math.log((1.0 - (m - 1) * t) / t))
+
+
+def feasibility_polynomials(prior: Prior) -> np.ndarray:
+    """Coefficients ``C[k, x]`` of g_x(t) = Σ_k C[k, x] t^k = ((I − tJ)^{⊗n} p_X)(x)."""
+    n, m = prior.n, prior.m
+    coef = np.zeros((n + 1,) + prior.space.shape)
+    coef[0] = prior.tensor()
+    for axis in range(n):
+        sums = coef.sum(axis=axis + 1, keepdims=True)  # axis-sum of every coefficient
+        shifted = np.zeros_like(coef)
+        shifted[1:] = np.broadcast_to(sums[:-1], coef[1:].shape)
+        coef = coef - shifted
+    return coef.reshape(n + 1, -1)
+
+
+def eps_tilde_iid(row_pmf) -> float:
+    """ε̃_X for an i.i.d. prior π^{⊗n}: ln((1 − (m−1)π_min)/π_min)."""
+    row = np.asarray(row_pmf, dtype=float)
+    return eps_of_t(float(row.min()), row.size)
+
+
+def eps_tilde(prior: Prior, *, tol: float = 1e-13) -> float:
+    """ε̃_X of a prior (see the module docstring); ``inf`` when no finite ε is feasible."""
+    n, m = prior.n, prior.m
+    if prior.kind in ("uniform", "iid"):
+        return eps_tilde_iid(prior.row_pmfs[0])
+    coef = feasibility_polynomials(prior)  # (n+1, N), ascending powers
+    tmax = 1.0 / m
+    scale = max(1.0, float(np.abs(coef).max()))
+
+    def feasible(t: float) -> bool:
+        vals = np.polynomial.polynomial.polyval(t, coef)
+        return bool(np.all(vals >= -tol * scale))
+
+    roots = _real_roots_in(coef, 0.0, tmax)
+    points = np.concatenate([[0.0], roots, [tmax]])
+    t0 = 0.0
+    for lo, hi in zip(points[:-1], points[1:]):
+        if hi - lo <= 0:
+            continue
+        if not feasible(0.5 * (lo + hi)):
+            break
+        t0 = hi
+    if t0 <= 0.0:
+        return math.inf
+    return eps_of_t(t0, m)  # 0 when every ε > 0 is feasible (t0 = 1/m)
+
+
+def _real_roots_in(coef: np.ndarray, lo: float, hi: float) -> np.ndarray:
+    """Real roots in (lo, hi) of the polynomials with ascending coefficients ``coef[:, x]`` (batched)."""
+    deg_all = coef.shape[0] - 1
+    found: list[np.ndarray] = []
+    nz = np.abs(coef) > 1e-300
+    # effective degree of each polynomial: highest k with a non-zero coefficient
+    deg = np.where(nz.any(axis=0), deg_all - np.argmax(nz[::-1], axis=0), 0)
+    for d in range(1, deg_all + 1):
+        cols = np.flatnonzero(deg == d)
+        if cols.size == 0:
+            continue
+        c = coef[: d + 1, cols]  # ascending
+        lead = c[d]
+        comp = np.zeros((cols.size, d, d))
+        comp[:, 0, :] = -(c[d - 1 :: -1] / lead).T
+        if d > 1:
+            comp[:, np.arange(1, d), np.arange(d - 1)] = 1.0
+        ev = np.linalg.eigvals(comp).ravel()
+        real = ev.real[np.abs(ev.imag) <= 1e-9 * np.maximum(1.0, np.abs(ev.real))]
+        found.append(real[(real > lo) & (real < hi)])
+    if not found:
+        return np.empty(0)
+    return np.unique(np.concatenate(found))

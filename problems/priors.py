@@ -1,0 +1,252 @@
+"""Priors p_X on the database space Dⁿ.
+
+A :class:`Prior` is a validated pmf over Dⁿ (in itertools.product order) together with a note of the
+symmetry it has, which the programs may exploit:
+
+=================  ===============================================================  ============
+constructor        distribution                                                      kind
+=================  ===============================================================  ============
+:func:`uniform`    p_X(x) = m⁻ⁿ                                                      ``uniform``
+:func:`iid`        p_X(x) = Π_k π(x_k)                                               ``iid``
+:func:`exchangeable_mixture`  Σ_j w_j Π_k π_j(x_k) (correlated, exchangeable)       ``exchangeable``
+:func:`contagious` (1−w)·π^{⊗n} + w·Σ_a π(a)·1[x = (a,…,a)] (paper 001, Example 2)   ``exchangeable``
+:func:`from_pmf`   any pmf given as an array                                         ``explicit``
+:func:`from_file`  a pmf stored as .npy, .csv or .json                               ``explicit``
+=================  ===============================================================  ============
+
+Validation (typed errors, :class:`~problems.errors.InvalidPriorError`): the pmf must be finite, non-negative,
+of length N = mⁿ (or shape (m,)*n), and sum to 1 within 1e-9.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .database import DatabaseSpace
+from .errors import InvalidInputError, InvalidPriorError, ShapeMismatchError
+
+__all__ = [
+    "Prior",
+    "SUM_TOLERANCE",
+    "validate_pmf",
+    "uniform",
+    "iid",
+    "exchangeable_mixture",
+    "contagious",
+    "from_pmf",
+    "from_file",
+    "parse_prior",
+]
+
+SUM_TOLERANCE = 1e-9
+
+
+def validate_pmf(values, length: int | None = None, *, name: str = "pmf") -> np.ndarray:
+    """Return ``values`` as a float vector after checking it is a pmf (finite, ≥ 0, sums to 1 ± 1e-9)."""
+    p = np.asarray(values, dtype=float)
+    if p.ndim != 1:
+        p = p.reshape(-1)
+    if length is not None and p.size != length:
+        raise ShapeMismatchError(f"{name} has {p.size} entries; expected {length}")
+    if p.size == 0:
+        raise InvalidPriorError(f"{name} is empty")
+    if not np.all(np.isfinite(p)):
+        bad = int(np.flatnonzero(~np.isfinite(p))[0])
+        raise InvalidPriorError(f"{name} has a non-finite entry {p[bad]!r} at index {bad}")
+    if np.any(p < 0):
+        bad = int(np.argmin(p))
+        raise InvalidPriorError(
+            f"{name} has a negative entry {p[bad]:.6g} at index {bad}; entries must be ≥ 0"
+        )
+    total = float(p.sum())
+    if abs(total - 1.0) > SUM_TOLERANCE:
+        raise InvalidPriorError(f"{name} sums to {total:.12g}; it must sum to 1 within {SUM_TOLERANCE:g}")
+    return p
+
+
+@dataclass(frozen=True, eq=False)
+class Prior:
+    """A validated prior p_X over a :class:`DatabaseSpace`.
+
+    Attributes
+    ----------
+    space:
+        The database space Dⁿ.
+    pmf:
+        Length-N vector, ``pmf[k] = p_X(x_k)`` with x_k the k-th database in itertools.product order.
+    kind:
+        ``"uniform"``, ``"iid"``, ``"exchangeable"`` or ``"explicit"``: the symmetry the prior is known to have.
+    name:
+        Short human-readable description (used in exports and plots).
+    row_pmfs, weights:
+        For i.i.d. and exchangeable priors, the per-row pmfs π_j and mixture weights w_j with
+        p_X = Σ_j w_j π_j^{⊗n} (one component for i.i.d.).
+    """
+
+    space: DatabaseSpace
+    pmf: np.ndarray
+    kind: str = "explicit"
+    name: str = "explicit pmf"
+    row_pmfs: tuple[np.ndarray, ...] = field(default_factory=tuple)
+    weights: tuple[float, ...] = field(default_factory=tuple)
+
+    def __post_init__(self) -> None:
+        p = validate_pmf(self.pmf, self.space.size, name=f"prior on {self.space.m}^{self.space.n} databases")
+        p.setflags(write=False)
+        object.__setattr__(self, "pmf", p)
+
+    @property
+    def n(self) -> int:
+        return self.space.n
+
+    @property
+    def m(self) -> int:
+        return self.space.m
+
+    @property
+    def has_full_support(self) -> bool:
+        return bool(np.all(self.pmf > 0))
+
+    def require_full_support(self, what: str = "this program") -> None:
+        """Raise :class:`InvalidPriorError` naming a zero-mass database (then ε_X = ∞)."""
+        if not self.has_full_support:
+            k = int(np.flatnonzero(self.pmf <= 0)[0])
+            count = int(np.sum(self.pmf <= 0))
+            raise InvalidPriorError(
+                f"{what} needs a prior with full support, but p_X(x) = 0 for {count} database(s), e.g. "
+                f"x = ({self.space.labels[k]}); then ε_X = ∞: no finite identifiability level is achievable"
+            )
+
+    def tensor(self) -> np.ndarray:
+        """The pmf as an ``(m,)*n`` array (axis k = row k)."""
+        return self.pmf.reshape(self.space.shape)
+
+    def to_dict(self) -> dict:
+        d: dict = {"kind": self.kind, "name": self.name, "n": self.n, "m": self.m}
+        if self.row_pmfs:
+            d["row_pmfs"] = [r.tolist() for r in self.row_pmfs]
+            d["weights"] = list(self.weights)
+        if self.kind == "explicit":
+            d["pmf"] = self.pmf.tolist()
+        return d
+
+
+def _product_pmf(space: DatabaseSpace, row: np.ndarray) -> np.ndarray:
+    out = np.ones(1)
+    for _ in range(space.n):
+        out = np.multiply.outer(out, row).reshape(-1)
+    return out
+
+
+def uniform(space: DatabaseSpace) -> Prior:
+    """The uniform prior p_X(x) = m⁻ⁿ."""
+    row = np.full(space.m, 1.0 / space.m)
+    return Prior(space, np.full(space.size, 1.0 / space.size), "uniform", "uniform", (row,), (1.0,))
+
+
+def iid(space: DatabaseSpace, row_pmf: Sequence[float]) -> Prior:
+    """The i.i.d. prior p_X(x) = Π_k π(x_k) with per-row pmf π (length m)."""
+    row = validate_pmf(row_pmf, space.m, name="row pmf")
+    name = "iid(" + ",".join(f"{v:.4g}" for v in row) + ")"
+    return Prior(space, _product_pmf(space, row), "iid", name, (row,), (1.0,))
+
+
+def exchangeable_mixture(space: DatabaseSpace, row_pmfs: Sequence[Sequence[float]], weights) -> Prior:
+    """The exchangeable (correlated) prior Σ_j w_j π_j^{⊗n}: a mixture of i.i.d. priors."""
+    rows = tuple(validate_pmf(r, space.m, name=f"row pmf {j}") for j, r in enumerate(row_pmfs))
+    w = validate_pmf(weights, len(rows), name="mixture weights")
+    pmf = sum(wj * _product_pmf(space, r) for wj, r in zip(w, rows))
+    return Prior(space, pmf, "exchangeable", f"mixture of {len(rows)} iid", rows, tuple(float(x) for x in w))
+
+
+def contagious(space: DatabaseSpace, weight: float, row_pmf: Sequence[float] | None = None) -> Prior:
+    """Correlated "contagious" prior: with probability ``weight`` all rows equal a common value a ~ π.
+
+    p_X = (1 − w)·π^{⊗n} + w·Σ_a π(a)·1[x = (a, …, a)].  This is the dependence of paper 001, Example 2
+    (an epidemic either spreads to everybody or follows independent rows).  It is exchangeable: a mixture of
+    π^{⊗n} with the degenerate i.i.d. priors δ_a^{⊗n}; it has full support iff w < 1 and π > 0.
+    """
+    if not (0.0 <= float(weight) <= 1.0):
+        raise InvalidPriorError(f"contagious weight must be in [0, 1], got {weight!r}")
+    row = (
+        np.full(space.m, 1.0 / space.m) if row_pmf is None else validate_pmf(row_pmf, space.m, name="row pmf")
+    )
+    rows = (row,) + tuple(np.eye(space.m)[a] for a in range(space.m))
+    weights = (1.0 - weight,) + tuple(float(weight * row[a]) for a in range(space.m))
+    prior = exchangeable_mixture(space, rows, weights)
+    return Prior(space, prior.pmf, "exchangeable", f"contagious(w={weight:g})", prior.row_pmfs, prior.weights)
+
+
+def from_pmf(space: DatabaseSpace, pmf, name: str = "explicit pmf") -> Prior:
+    """A prior from an explicit pmf: a length-N vector or an ``(m,)*n`` array, in itertools.product order."""
+    arr = np.asarray(pmf, dtype=float)
+    if arr.shape not in ((space.size,), space.shape):
+        raise ShapeMismatchError(
+            f"a pmf on {space.m}^{space.n} databases has shape ({space.size},) or {space.shape}; got {arr.shape}"
+        )
+    return Prior(space, arr.reshape(-1), "explicit", name)
+
+
+def from_file(space: DatabaseSpace, path: str | Path) -> Prior:
+    """Load a prior from ``.npy``, ``.csv`` (numbers separated by commas/newlines) or ``.json``.
+
+    A JSON file holds either a list of N numbers or an object with key ``"pmf"``.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise InvalidInputError(f"prior file {str(path)!r} does not exist")
+    suffix = path.suffix.lower()
+    try:
+        if suffix == ".npy":
+            arr = np.load(path, allow_pickle=False)
+        elif suffix == ".csv":
+            text = path.read_text().replace("\n", ",")
+            arr = np.array([float(t) for t in text.split(",") if t.strip()])
+        elif suffix == ".json":
+            obj = json.loads(path.read_text())
+            arr = np.asarray(obj["pmf"] if isinstance(obj, dict) else obj, dtype=float)
+        else:
+            raise InvalidInputError(f"prior file must end in .npy, .csv or .json, got {path.name!r}")
+    except (ValueError, KeyError, json.JSONDecodeError) as exc:
+        if isinstance(exc, InvalidInputError):
+            raise
+        raise InvalidPriorError(f"could not read a pmf from {str(path)!r}: {exc}") from exc
+    return from_pmf(space, arr, name=f"file:{path.name}")
+
+
+def _floats(text: str, what: str) -> list[float]:
+    try:
+        return [float(t) for t in text.split(",") if t.strip()]
+    except ValueError as exc:
+        raise InvalidInputError(f"{what}: expected comma-separated numbers, got {text!r}") from exc
+
+
+def parse_prior(spec: str, space: DatabaseSpace) -> Prior:
+    """Build a prior from a command-line spec.
+
+    ``uniform`` | ``iid:P0,P1,…`` (row pmf) | ``pmf:P0,…,P(N−1)`` | ``file:PATH`` |
+    ``contagious:W`` or ``contagious:W:P0,P1,…`` (see :func:`contagious`).
+    """
+    kind, _, rest = spec.partition(":")
+    kind = kind.strip().lower()
+    if kind == "uniform" and not rest:
+        return uniform(space)
+    if kind == "iid":
+        return iid(space, _floats(rest, "--prior iid"))
+    if kind == "pmf":
+        return from_pmf(space, _floats(rest, "--prior pmf"))
+    if kind == "file":
+        return from_file(space, rest)
+    if kind == "contagious":
+        w, _, row = rest.partition(":")
+        return contagious(
+            space, _floats(w, "--prior contagious weight")[0], _floats(row, "row") if row else None
+        )
+    raise InvalidInputError(
+        f"unknown prior spec {spec!r}; use uniform, iid:P0,P1,…, pmf:P0,…, file:PATH or contagious:W[:P0,P1,…]"
+    )

@@ -1,0 +1,21 @@
+"""The privacy–distortion programs of paper 002, each compiled once with CVXPY Parameters (DPP)."""
+
+from .pd_dp import PDDP, solve_pd_dp
+from .pd_i import PDI, solve_pd_i
+from .pd_mip import PDMIP, rate_distortion_lower_bound, solve_pd_mip
+from .r_pd import RPD, solve_r_pd
+from .ratio_lp import RatioLP, RatioLPSolution
+
+__all__ = [
+    "PDDP",
+    "PDI",
+    "RPD",
+    "PDMIP",
+    "RatioLP",
+    "RatioLPSolution",
+    "solve_pd_dp",
+    "solve_pd_i",
+    "solve_r_pd",
+    "solve_pd_mip",
+    "rate_distortion_lower_bound",
+]

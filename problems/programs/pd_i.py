@@ -1,0 +1,87 @@
+r"""PD-I: the privacy–distortion program under identifiability (paper 002, (8)–(12)).
+
+The paper states PD-I in :math:`(p_{X|Y}, p_Y)`, where it is bilinear.  With the joint
+:math:`q(x,y) = p_Y(y)\,p_{X|Y}(x|y)` it is the exact linear program (``docs/programs.md``, notes §1)
+
+.. math::
+
+    D^*_{\mathrm i}(\epsilon) = \min_{q \ge 0} \sum_{x,y} q(x,y)\,d(x,y)
+    \ \text{s.t.}\ q(x,y) \le e^{\epsilon} q(x',y)\ (x\sim x'),\ \textstyle\sum_y q(x,y) = p_X(x).
+
+*Exactness.* Multiplying (8) by :math:`p_Y(y) \ge 0` gives the ratio constraint on q; (9)–(12) say exactly
+that q is a non-negative joint with X-marginal p_X.  Conversely from q recover :math:`p_Y = \sum_x q`,
+:math:`p_{X|Y} = q/p_Y` where :math:`p_Y > 0` (and any feasible posterior, e.g. the one of a neighbouring
+column, where :math:`p_Y = 0`), with the same objective.
+
+*Infeasibility.* Summing the ratio constraint over y gives :math:`p_X(x) \le e^\epsilon p_X(x')`, so PD-I is
+infeasible for ε < ε_X (Lemma 3); with a zero-mass database ε_X = ∞ and it is infeasible for every ε.  The
+solver layer raises :class:`~problems.errors.InfeasibleProgramError` with this reason before solving.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..errors import InfeasibleProgramError
+from ..prior_constants import eps_X
+from ..priors import Prior
+from ..result import SolveResult
+from ._lp_result import lp_result
+from .ratio_lp import RatioLP
+
+__all__ = ["PDI", "solve_pd_i", "EPS_X_TOLERANCE"]
+
+#: ε may fall below ε_X by this much (round-off) and still be solved.
+EPS_X_TOLERANCE = 1e-12
+
+
+class PDI:
+    """PD-I for a prior, compiled once; :meth:`solve` re-solves for each ε ≥ ε_X."""
+
+    program = "pd-i"
+
+    def __init__(
+        self, prior: Prior, *, distortion_matrix: np.ndarray | None = None, solver: str | None = None
+    ):
+        self.prior, self.space, self.solver = prior, prior.space, solver
+        self.eps_X = eps_X(prior)
+        self.d = prior.space.hamming_matrix() if distortion_matrix is None else np.asarray(distortion_matrix)
+        self.lp = RatioLP(self.space, self.d, prior.pmf, program=self.program)
+
+    def infeasibility_reason(self, eps: float) -> str | None:
+        """Why PD-I has no feasible point at ε, or ``None`` if it has one."""
+        if math.isinf(self.eps_X):
+            k = int(np.flatnonzero(self.prior.pmf <= 0)[0])
+            return (
+                f"the prior gives zero mass to database ({self.space.labels[k]}), so ε_X = ∞ and no finite "
+                f"identifiability level ε = {eps:g} is achievable"
+            )
+        if eps < self.eps_X - EPS_X_TOLERANCE:
+            return (
+                f"ε = {eps:.6g} < ε_X = {self.eps_X:.6g}: summing (8) over y forces p_X(x) ≤ e^ε p_X(x') for all "
+                "neighbours, which this prior violates (paper 002, Lemma 3)"
+            )
+        return None
+
+    def solve(self, eps: float, *, solver: str | None = None) -> SolveResult:
+        """Minimum expected distortion D*_i(ε); raises :class:`InfeasibleProgramError` below ε_X."""
+        reason = self.infeasibility_reason(float(eps))
+        if reason is not None:
+            raise InfeasibleProgramError(self.program, reason)
+        sol = self.lp.solve(
+            max(float(eps), 0.0),
+            solver=solver or self.solver,
+            infeasible_reason=lambda: (
+                f"the solver proved infeasibility at ε = {eps:g} (ε_X = {self.eps_X:.6g})"
+            ),
+        )
+        q = np.clip(sol.Z, 0.0, None)
+        W = q / self.prior.pmf[:, None]
+        return lp_result(self.program, sol, self.space, W, q)
+
+
+def solve_pd_i(prior: Prior, eps: float, *, solver: str | None = None) -> SolveResult:
+    """One-shot :class:`PDI` solve."""
+    return PDI(prior, solver=solver).solve(eps)

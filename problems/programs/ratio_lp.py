@@ -1,0 +1,164 @@
+r"""The linear program shared by PD-DP, PD-I and R-PD (paper 002).
+
+All three are, in a suitable variable :math:`Z \in \mathbb{R}^{N\times N}_{\ge 0}` (row = input database x,
+column = output y), the linear program
+
+.. math::
+
+    \min_Z \sum_{x,y} C(x,y) Z(x,y) \quad\text{s.t.}\quad
+    Z(x,y) \le e^{\epsilon} Z(x',y)\ \ \forall x\sim x',\ \forall y,\qquad
+    \text{(normalisation)},\qquad Z \ge 0,
+
+with the normalisation either row sums :math:`\sum_y Z(x,y) = \rho(x)` or a total :math:`\sum_{x,y}Z = 1`:
+
+=======  ======================  ======================  =====================  ==================
+program  variable Z              cost C                  normalisation          paper
+=======  ======================  ======================  =====================  ==================
+PD-DP    p_{Y|X}(y|x)            p_X(x) d(x,y)           rows sum to 1          (13)–(15)
+PD-I     joint q(x,y)            d(x,y)                  rows sum to p_X(x)     (8)–(12), notes §1
+R-PD     joint q(x,y)            d(x,y)                  total mass 1           (20)–(24), notes §1
+=======  ======================  ======================  =====================  ==================
+
+The program is built **once**: :math:`r = e^{\epsilon}` is a CVXPY ``Parameter``, and the ratio constraints
+are written as ``S₁ z − r·(S₂ z) ≤ 0`` with sparse selection matrices S₁, S₂ built from the neighbour-pair
+index arrays (no loop over pairs), so the problem is DPP and a sweep over ε re-uses the compiled form.
+The same sparse matrices give the toolkit's own KKT certificate (:func:`~problems.certificate.lp_certificate`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import cvxpy as cp
+import numpy as np
+import scipy.sparse as sp
+
+from ..certificate import Certificate, lp_certificate
+from ..closed_forms import check_eps
+from ..database import DatabaseSpace
+from ..errors import ShapeMismatchError
+from ..solver import SolverStats, solve_with_fallback
+
+__all__ = ["RatioLP", "RatioLPSolution"]
+
+
+@dataclass(frozen=True)
+class RatioLPSolution:
+    """Primal and dual values of one solve of a :class:`RatioLP`."""
+
+    Z: np.ndarray  # (N, N)
+    value: float
+    ratio_duals: np.ndarray  # (P, N): multiplier of Z[i_p, y] <= r Z[j_p, y]
+    normalisation_duals: np.ndarray  # (N,) or (1,)
+    nonnegativity_duals: np.ndarray  # (N, N)
+    certificate: Certificate
+    stats: SolverStats
+    eps: float
+
+
+class RatioLP:
+    """Parametric LP ``min <C, Z>`` under neighbour ratio constraints; see the module docstring.
+
+    Parameters
+    ----------
+    space:
+        The database space (fixes the neighbour pairs).
+    cost:
+        ``(N, N)`` cost matrix C.
+    row_mass:
+        Right-hand side of the row-sum constraints, or ``None`` for a single total-mass constraint.
+    program:
+        Program name used in messages.
+    """
+
+    def __init__(
+        self, space: DatabaseSpace, cost: np.ndarray, row_mass: np.ndarray | None, *, program: str
+    ) -> None:
+        space.require_dense()
+        N = space.size
+        cost = np.asarray(cost, dtype=float)
+        if cost.shape != (N, N):
+            raise ShapeMismatchError(f"cost matrix must be {N}×{N} for {space}, got {cost.shape}")
+        self.space, self.program, self.N = space, program, N
+        self.cost = cost
+        pi, pj = space.neighbour_pairs
+        self.pairs = (pi, pj)
+        P = pi.size
+        cols = np.arange(N)
+        rows = np.arange(P * N)
+        # flat index of Z[x, y] is x*N + y; constraint row p*N + y compares Z[i_p, y] with Z[j_p, y]
+        self.S1 = sp.csr_matrix(
+            (np.ones(P * N), (rows, (pi[:, None] * N + cols).ravel())), shape=(P * N, N * N)
+        )
+        self.S2 = sp.csr_matrix(
+            (np.ones(P * N), (rows, (pj[:, None] * N + cols).ravel())), shape=(P * N, N * N)
+        )
+        if row_mass is None:
+            self.A = sp.csr_matrix(np.ones((1, N * N)))
+            self.b = np.ones(1)
+        else:
+            self.A = sp.kron(sp.eye(N, format="csr"), np.ones((1, N)), format="csr")
+            self.b = np.asarray(row_mass, dtype=float)
+        self.c = cost.ravel()
+
+        start = time.perf_counter()
+        self._r = cp.Parameter(nonneg=True, name="exp_eps")
+        self._z = cp.Variable(N * N, name="Z")
+        self._ratio = self.S1 @ self._z - self._r * (self.S2 @ self._z) <= 0
+        self._norm = self.A @ self._z == self.b
+        self._nonneg = self._z >= 0
+        self.problem = cp.Problem(cp.Minimize(self.c @ self._z), [self._ratio, self._norm, self._nonneg])
+        self.build_time = time.perf_counter() - start
+        self._compiled = False
+
+    def solve(
+        self,
+        eps: float,
+        *,
+        solver: str | None = None,
+        infeasible_reason: Callable[[], str] | None = None,
+    ) -> RatioLPSolution:
+        """Solve at privacy level ε (only the parameter changes; the compiled problem is re-used)."""
+        eps = check_eps(eps)
+        r = float(np.exp(eps))
+        self._r.value = r
+        t0 = time.perf_counter()
+        stats = solve_with_fallback(
+            self.problem, program=self.program, solver=solver, lp=True, infeasible_reason=infeasible_reason
+        )
+        wall = time.perf_counter() - t0
+        compile_time = max(0.0, wall - stats.solve_time) if not self._compiled else 0.0
+        self._compiled = True
+        stats = SolverStats(stats.solver, stats.solve_time, compile_time, stats.iterations, stats.attempts)
+        z = np.asarray(self._z.value, dtype=float)
+        lam_ratio = np.asarray(self._ratio.dual_value, dtype=float)
+        nu = np.atleast_1d(np.asarray(self._norm.dual_value, dtype=float))
+        s = np.asarray(self._nonneg.dual_value, dtype=float)
+        G = sp.vstack([self.S1 - r * self.S2, -sp.eye(self.N * self.N, format="csr")], format="csr")
+        cert = lp_certificate(
+            self.c,
+            z,
+            A=self.A,
+            b=self.b,
+            nu=nu,
+            G=G,
+            h=np.zeros(G.shape[0]),
+            lam=np.concatenate([lam_ratio, s]),
+        )
+        return RatioLPSolution(
+            Z=z.reshape(self.N, self.N),
+            value=float(self.c @ z),
+            ratio_duals=lam_ratio.reshape(-1, self.N),
+            normalisation_duals=nu,
+            nonnegativity_duals=s.reshape(self.N, self.N),
+            certificate=cert,
+            stats=stats,
+            eps=eps,
+        )
+
+    def sensitivity(self, sol: RatioLPSolution) -> float:
+        """dD*/dε at ``sol`` by the envelope theorem: −e^ε Σ_p λ_p Z[j_p, y] (one-sided at degenerate ε)."""
+        r = float(np.exp(sol.eps))
+        return -r * float(sol.ratio_duals.ravel() @ (self.S2 @ sol.Z.ravel()))

@@ -1,0 +1,104 @@
+"""The one result type every program returns."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .certificate import Certificate
+from .mechanism import Mechanism
+from .solver import SolverStats
+
+__all__ = ["SolveResult", "DUAL_JSON_LIMIT"]
+
+#: Dual arrays with more entries than this are summarised (not listed) in :meth:`SolveResult.to_dict`.
+DUAL_JSON_LIMIT = 20_000
+
+
+def _jsonable(value: Any, limit: int) -> Any:
+    if isinstance(value, np.ndarray):
+        if value.size <= limit:
+            return value.tolist()
+        return {
+            "shape": list(value.shape),
+            "min": float(value.min()),
+            "max": float(value.max()),
+            "sum": float(value.sum()),
+            "active": int(np.sum(np.abs(value) > 1e-9)),
+            "note": f"{value.size} entries; summarised (use the Python API or --export for the full array)",
+        }
+    if isinstance(value, (np.floating, np.integer)):
+        return value.item()
+    return value
+
+
+@dataclass(frozen=True, eq=False)
+class SolveResult:
+    """Outcome of one solve of a privacy program.
+
+    Attributes
+    ----------
+    program:
+        ``"pd-dp"``, ``"pd-i"``, ``"r-pd"``, ``"pd-mip"``, … .
+    status:
+        ``"optimal"`` (infeasible programs raise :class:`~problems.errors.InfeasibleProgramError`).
+    value:
+        Optimal value (expected distortion for the LPs; I(X;Y) in :attr:`unit` for PD-MIP).
+    mechanism:
+        The optimal p_{Y|X} as a labelled row-stochastic :class:`~problems.mechanism.Mechanism`.
+    eps, distortion:
+        The privacy level given (LPs) or the distortion bound given (PD-MIP); the other is ``None``.
+    duals:
+        Multipliers keyed by constraint family (e.g. ``"ratio"``, ``"normalisation"``, ``"nonnegativity"``,
+        ``"distortion"``), with CVXPY's sign convention (inequality multipliers ≥ 0).
+    certificate:
+        KKT residuals computed by the toolkit from the primal and dual values.
+    stats:
+        Which solver ran, how long, and what was tried before it.
+    p_y, posterior:
+        Output pmf p_Y and posterior ``posterior[x, y] = p_{X|Y}(x|y)`` where defined.
+    unit:
+        ``"nats"`` or ``"bits"`` for information-valued programs; ``"rows"`` (Hamming distortion) for the LPs.
+    extras:
+        Program-specific values (for example the R-PD input marginal), JSON-serialisable where possible.
+    """
+
+    program: str
+    status: str
+    value: float
+    mechanism: Mechanism
+    eps: float | None
+    distortion: float | None
+    duals: dict[str, Any]
+    certificate: Certificate
+    stats: SolverStats
+    p_y: np.ndarray | None = None
+    posterior: np.ndarray | None = None
+    unit: str = "rows"
+    extras: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def matrix(self) -> np.ndarray:
+        """The mechanism matrix p_{Y|X} (rows: inputs, columns: outputs)."""
+        return self.mechanism.matrix
+
+    def to_dict(self, *, include_mechanism: bool = False, dual_limit: int = DUAL_JSON_LIMIT) -> dict:
+        """JSON-serialisable summary (large dual arrays summarised)."""
+        d = {
+            "program": self.program,
+            "status": self.status,
+            "value": float(self.value),
+            "unit": self.unit,
+            "eps": self.eps,
+            "distortion": self.distortion,
+            "duals": {k: _jsonable(v, dual_limit) for k, v in self.duals.items()},
+            "certificate": self.certificate.to_dict(),
+            "solve_time": self.stats.solve_time,
+            "solver": self.stats.to_dict(),
+            "extras": {k: _jsonable(v, dual_limit) for k, v in self.extras.items()},
+        }
+        if include_mechanism:
+            d["mechanism"] = self.mechanism.matrix.tolist()
+        return d

@@ -1,0 +1,173 @@
+"""Solver layer: solve a CVXPY problem with one solver, retrying the others on failure.
+
+The toolkit never trusts a solver's word alone: programs compute a :class:`~problems.certificate.Certificate`
+from the primal and dual values afterwards.  This module only decides *which* solver runs and records what
+happened (:class:`SolverStats`).
+
+Order of preference: the solver the caller names, then Clarabel (interior point, exact to ~1e-9 on these
+programs), then HiGHS (LPs only, if installed), then SCS (first-order, looser).  A solver that raises, or that
+ends with a status other than ``optimal``/``infeasible``, is recorded in ``SolverStats.attempts`` and the
+next one is tried.  ``optimal_inaccurate`` is kept as a last resort only if nothing better was found.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import cvxpy as cp
+
+from .errors import InfeasibleProgramError, InvalidInputError, SolverFailedError
+
+__all__ = ["SolverStats", "available_solvers", "solve_with_fallback", "DEFAULT_ORDER"]
+
+DEFAULT_ORDER: tuple[str, ...] = ("CLARABEL", "HIGHS", "SCS")
+_LP_ONLY = {"HIGHS", "GLPK", "GLOP", "CBC", "SCIPY"}
+_INFEASIBLE = {cp.INFEASIBLE, cp.INFEASIBLE_INACCURATE}
+
+# Tight defaults so that certificates reach ~1e-9 where the solver can.
+_DEFAULT_OPTIONS: dict[str, dict] = {
+    "CLARABEL": {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10, "tol_ktratio": 1e-8},
+    "SCS": {"eps_abs": 1e-9, "eps_rel": 1e-9, "max_iters": 200_000},
+}
+
+
+@dataclass(frozen=True)
+class SolverStats:
+    """What the solver layer did.
+
+    Attributes
+    ----------
+    solver:
+        Name of the solver whose solution was used.
+    solve_time:
+        Seconds spent inside that solver (as reported by CVXPY, or wall time if it reports none).
+    compile_time:
+        Seconds of CVXPY canonicalisation before the first solve of this problem (0 on DPP re-solves).
+    iterations:
+        Solver iterations, if reported.
+    attempts:
+        ``(solver, outcome)`` for every solver tried, in order, including the successful one.
+    """
+
+    solver: str
+    solve_time: float
+    compile_time: float = 0.0
+    iterations: int | None = None
+    attempts: tuple[tuple[str, str], ...] = field(default_factory=tuple)
+
+    def to_dict(self) -> dict:
+        return {
+            "solver": self.solver,
+            "solve_time": self.solve_time,
+            "compile_time": self.compile_time,
+            "iterations": self.iterations,
+            "attempts": [list(a) for a in self.attempts],
+        }
+
+
+def available_solvers(*, lp: bool = False) -> list[str]:
+    """Installed solvers the toolkit knows how to use, in order of preference.
+
+    ``lp=True`` includes LP-only solvers (HiGHS); otherwise only conic solvers that handle the exponential cone.
+    """
+    installed = set(cp.installed_solvers())
+    return [s for s in DEFAULT_ORDER if s in installed and (lp or s not in _LP_ONLY)]
+
+
+def _order(requested: str | None, lp: bool) -> list[str]:
+    order = available_solvers(lp=lp)
+    if requested is None:
+        return order
+    name = requested.upper()
+    if name not in cp.installed_solvers():
+        raise InvalidInputError(
+            f"solver {requested!r} is not installed; installed solvers usable here: {', '.join(order)}"
+        )
+    if name in _LP_ONLY and not lp:
+        raise InvalidInputError(f"solver {requested!r} solves only linear programs; use one of {order}")
+    return [name] + [s for s in order if s != name]
+
+
+def solve_with_fallback(
+    problem: cp.Problem,
+    *,
+    program: str,
+    solver: str | None = None,
+    lp: bool = False,
+    infeasible_reason: Callable[[], str] | None = None,
+    options: dict[str, dict] | None = None,
+    fallback: bool = True,
+) -> SolverStats:
+    """Solve ``problem`` in place, trying solvers in order until one returns ``optimal``.
+
+    Parameters
+    ----------
+    problem:
+        A CVXPY problem (possibly with Parameters already set).
+    program:
+        Short program name, used in error messages.
+    solver:
+        Preferred solver (case-insensitive); the others are tried after it when ``fallback`` is true.
+    lp:
+        Whether ``problem`` is a linear program (enables LP-only solvers).
+    infeasible_reason:
+        Called to build the explanation when a solver proves infeasibility.
+    options:
+        Per-solver keyword arguments overriding the defaults, e.g. ``{"SCS": {"max_iters": 10_000}}``.
+
+    Raises
+    ------
+    InfeasibleProgramError
+        If a solver certifies infeasibility.
+    SolverFailedError
+        If no solver returned an optimal (or, as a last resort, optimal-inaccurate) solution.
+    """
+    order = _order(solver, lp)
+    if not fallback:
+        order = order[:1]
+    attempts: list[tuple[str, str]] = []
+    inaccurate: tuple[str, float, dict] | None = None
+    for name in order:
+        opts = dict(_DEFAULT_OPTIONS.get(name, {}))
+        opts.update((options or {}).get(name, {}))
+        start = time.perf_counter()
+        try:
+            problem.solve(solver=name, **opts)
+        except (cp.error.SolverError, ArithmeticError, ValueError) as exc:  # solver crashed: try the next
+            attempts.append((name, f"error: {exc}".splitlines()[0][:200]))
+            continue
+        wall = time.perf_counter() - start
+        status = problem.status
+        attempts.append((name, status))
+        if status == cp.OPTIMAL:
+            return _stats(problem, name, wall, attempts)
+        if status in _INFEASIBLE:
+            reason = infeasible_reason() if infeasible_reason else f"{name} reports status {status!r}"
+            raise InfeasibleProgramError(program, reason)
+        if status == cp.OPTIMAL_INACCURATE and inaccurate is None:
+            inaccurate = (name, wall, {v.id: v.value for v in problem.variables()})
+    if inaccurate is not None:
+        name, wall, values = inaccurate
+        if problem.status != cp.OPTIMAL_INACCURATE or attempts[-1][0] != name:
+            problem.solve(solver=name, **{**_DEFAULT_OPTIONS.get(name, {}), **(options or {}).get(name, {})})
+        return _stats(problem, name, wall, attempts)
+    raise SolverFailedError(program, attempts)
+
+
+def _stats(problem: cp.Problem, name: str, wall: float, attempts: Sequence[tuple[str, str]]) -> SolverStats:
+    st = problem.solver_stats
+    solve_time = st.solve_time if st is not None and st.solve_time is not None else wall
+    iters = st.num_iters if st is not None else None
+    compile_time = 0.0
+    cs = getattr(problem, "compilation_time", None)
+    if cs is not None:
+        compile_time = float(cs)
+    return SolverStats(
+        solver=name,
+        solve_time=float(solve_time),
+        compile_time=compile_time,
+        iterations=None if iters is None else int(iters),
+        attempts=tuple(attempts),
+    )
