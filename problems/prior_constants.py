@@ -57,7 +57,7 @@ def eps_of_t(t: float, m: int) -> float:
 
 def feasibility_polynomials(prior: Prior) -> np.ndarray:
     """Coefficients ``C[k, x]`` of g_x(t) = Σ_k C[k, x] t^k = ((I − tJ)^{⊗n} p_X)(x)."""
-    n, m = prior.n, prior.m
+    n = prior.n
     coef = np.zeros((n + 1,) + prior.space.shape)
     coef[0] = prior.tensor()
     for axis in range(n):
@@ -76,7 +76,7 @@ def eps_tilde_iid(row_pmf) -> float:
 
 def eps_tilde(prior: Prior, *, tol: float = 1e-13) -> float:
     """ε̃_X of a prior (see the module docstring); ``inf`` when no finite ε is feasible."""
-    n, m = prior.n, prior.m
+    m = prior.m
     if prior.kind in ("uniform", "iid"):
         return eps_tilde_iid(prior.row_pmfs[0])
     coef = feasibility_polynomials(prior)  # (n+1, N), ascending powers
