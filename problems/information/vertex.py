@@ -152,13 +152,15 @@ def vertex_search(
     cis, js, ubs = cis[o], js[o], ubs[o]
 
     start = 0
+    step = 16  # small first batch: a good lower bound early makes the pruning bite
     N = len(ubs)
     while start < N:
         if prune and ubs[start] <= best[0]:
             pruned += N - start
             upper_all = max(upper_all, float(ubs[start]))
             break
-        stop = min(N, start + batch_size)
+        stop = min(N, start + step)
+        step = min(2 * step, batch_size)
         sel_c, sel_j = cis[start:stop], js[start:stop]
         for ci in np.unique(sel_c):
             A, ukeys, ids_rep, pos_rep, g_rep, _ = cands[ci]

@@ -1,0 +1,188 @@
+"""PD-DP, PD-I and R-PD against independent sources (paper 002 closed forms, an independent HiGHS LP)."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from scipy.optimize import linprog
+
+from problems import (
+    PDDP,
+    PDI,
+    RPD,
+    DatabaseSpace,
+    InfeasibleProgramError,
+    InvalidPrivacyLevelError,
+    eps_tilde,
+    eps_X,
+    priors,
+)
+from problems.certificate import lp_certificate
+from problems.closed_forms import h, h_inv
+from problems.measures import dp_level, expected_distortion, identifiability_level
+from problems.testing import known_optima, random_prior
+
+TOL = 1e-7
+
+
+@pytest.mark.parametrize(
+    "case", known_optima(), ids=lambda c: f"{c.program}-n{c.prior.n}m{c.prior.m}-e{c.eps}"
+)
+def test_known_optima(case):
+    prog = {"r-pd": lambda p: RPD(p.space), "pd-dp": PDDP, "pd-i": PDI}[case.program](case.prior)
+    res = prog.solve(case.eps)
+    assert res.value == pytest.approx(case.optimum, abs=TOL), case.source
+    res.certificate.check(1e-7)
+    assert res.status == "optimal"
+
+
+def _independent_pd_dp(prior, eps):
+    """PD-DP built with explicit loops and solved by SciPy's HiGHS: an independent implementation."""
+    space = prior.space
+    N = space.size
+    d = np.array([[sum(a != b for a, b in zip(x, y)) for y in space.elements] for x in space.elements])
+    rows = []
+    for x in range(N):
+        for xp in range(N):
+            if d[x, xp] == 1:
+                for y in range(N):
+                    row = np.zeros(N * N)
+                    row[x * N + y] = 1.0
+                    row[xp * N + y] = -math.exp(eps)
+                    rows.append(row)
+    A_eq = np.kron(np.eye(N), np.ones(N))
+    res = linprog(
+        (prior.pmf[:, None] * d).ravel(),
+        A_ub=np.array(rows),
+        b_ub=np.zeros(len(rows)),
+        A_eq=A_eq,
+        b_eq=np.ones(N),
+        bounds=(0, None),
+        method="highs",
+    )
+    assert res.status == 0
+    return res.fun
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_pd_dp_matches_independent_highs(seed):
+    space = DatabaseSpace(2, 3) if seed == 2 else DatabaseSpace(3, 2)
+    prior = random_prior(space, seed)
+    prog = PDDP(prior)
+    for eps in (0.2, 1.1):
+        res = prog.solve(eps)
+        assert res.value == pytest.approx(_independent_pd_dp(prior, eps), abs=TOL)
+        assert dp_level(res.mechanism, space, floor=1e-7) <= eps + 1e-4  # up to solver round-off on ~0 entries
+        assert expected_distortion(res.mechanism, prior) == pytest.approx(res.value, abs=1e-7)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_pd_i_is_exact_and_recovers_paper_variables(seed):
+    space = DatabaseSpace(3, 2)
+    prior = random_prior(space, seed, concentration=6.0)
+    eps = eps_X(prior) + 0.4
+    res = PDI(prior).solve(eps)
+    res.certificate.check(TOL)
+    # the paper's variables: p_Y and p_{X|Y} satisfy (8)–(12)
+    post, p_y = res.posterior, res.p_y
+    live = p_y > 1e-9
+    np.testing.assert_allclose(post[:, live].sum(axis=0), 1.0, atol=1e-7)  # (9)
+    np.testing.assert_allclose(post @ p_y, prior.pmf, atol=1e-8)  # (11)
+    assert identifiability_level(res.mechanism, prior, floor=1e-10) <= eps + 1e-5  # (8)
+    assert expected_distortion(res.mechanism, prior) == pytest.approx(res.value, abs=1e-8)
+
+
+@given(seed=st.integers(0, 10_000), conc=st.sampled_from([1.0, 3.0, 10.0]), D_frac=st.floats(0.05, 0.6))
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_theorem1_bounds_on_random_priors(seed, conc, D_frac):
+    """Theorem 1: D*_d(ε) ≤ h(ε) ≤ D*_i(ε), and D*_d(ε) ≥ h(ε + ε_X) (i.e. ε_d* ≥ h⁻¹(D) − ε_X)."""
+    space = DatabaseSpace(2, 2)
+    prior = random_prior(space, seed, concentration=conc)
+    eX = eps_X(prior)
+    eps = h_inv(D_frac * space.n, space.n, space.m)
+    dp = PDDP(prior).solve(max(eps, 0.0)).value
+    assert dp <= h(max(eps, 0.0), 2, 2) + TOL
+    assert dp >= h(max(eps, 0.0) + eX, 2, 2) - TOL
+    if eps >= eX:
+        assert PDI(prior).solve(eps).value >= h(eps, 2, 2) - TOL
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_pd_i_infeasible_exactly_below_eps_X(seed):
+    prior = random_prior(DatabaseSpace(2, 2), seed)
+    eX = eps_X(prior)
+    prog = PDI(prior)
+    with pytest.raises(InfeasibleProgramError, match="ε_X") as info:
+        prog.solve(eX - 1e-3)
+    assert "Lemma 3" in info.value.reason
+    prog.solve(eX + 1e-9).certificate.check(1e-6)  # just above: feasible
+
+
+def test_pd_i_zero_mass_prior_says_eps_X_infinite():
+    prior = priors.from_pmf(DatabaseSpace(2, 2), [0.0, 0.3, 0.3, 0.4])
+    with pytest.raises(InfeasibleProgramError, match="ε_X = ∞"):
+        PDI(prior).solve(3.0)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_pd_i_equals_h_above_eps_tilde(seed):
+    """Theorem 1 (18): for ε ≥ ε̃_X, D*_i(ε) = h(ε), and E_i is optimal."""
+    prior = random_prior(DatabaseSpace(3, 2), seed, concentration=8.0)
+    prog = PDI(prior)
+    for extra in (0.0, 0.5):
+        eps = eps_tilde(prior) + extra
+        assert prog.solve(eps).value == pytest.approx(h(eps, 3, 2), abs=TOL)
+
+
+def test_bad_eps_is_typed():
+    with pytest.raises(InvalidPrivacyLevelError):
+        PDDP(priors.uniform(DatabaseSpace(2, 2))).solve(-1.0)
+
+
+def test_certificate_flags_a_perturbed_solution():
+    prior = random_prior(DatabaseSpace(2, 2), 0)
+    prog = PDDP(prior)
+    res = prog.solve(0.8)
+    lp = prog.lp
+    r = math.exp(0.8)
+    import scipy.sparse as sp
+
+    G = sp.vstack([lp.S1 - r * lp.S2, -sp.eye(lp.N * lp.N)], format="csr")
+    lam = np.concatenate([res.duals["ratio"].ravel(), res.duals["nonnegativity"].ravel()])
+    z = res.matrix.ravel()
+    good = lp_certificate(
+        lp.c, z, A=lp.A, b=lp.b, nu=res.duals["normalisation"], G=G, h=np.zeros(G.shape[0]), lam=lam
+    )
+    assert good.ok
+    # move mass between two outputs of one row: still feasible for the row sums, but no longer optimal/feasible
+    z_bad = z.copy().reshape(lp.N, lp.N)
+    z_bad[0, 0] += 0.05
+    z_bad[0, 1] -= 0.05
+    bad = lp_certificate(
+        lp.c,
+        z_bad.ravel(),
+        A=lp.A,
+        b=lp.b,
+        nu=res.duals["normalisation"],
+        G=G,
+        h=np.zeros(G.shape[0]),
+        lam=lam,
+    )
+    assert not bad.ok
+    assert bad.primal_residual > 1e-3 or bad.complementary_slackness > 1e-3 or bad.duality_gap > 1e-3
+    # a perturbed dual is caught too
+    lam_bad = lam.copy()
+    lam_bad[0] += 0.1
+    assert not lp_certificate(
+        lp.c, z, A=lp.A, b=lp.b, nu=res.duals["normalisation"], G=G, h=np.zeros(G.shape[0]), lam=lam_bad
+    ).ok
+
+
+def test_sweep_reuses_the_compiled_problem():
+    prog = PDDP(priors.uniform(DatabaseSpace(3, 2)))
+    first = prog.solve(0.5)
+    second = prog.solve(1.5)
+    assert first.stats.compile_time >= 0 and second.stats.compile_time == 0.0
+    assert second.value == pytest.approx(h(1.5, 3, 2), abs=TOL)
