@@ -40,6 +40,8 @@ def known_optima() -> list[KnownOptimum]:
         space = DatabaseSpace(n, m)
         for eps in (0.3, 1.0, 2.5):
             out.append(KnownOptimum("r-pd", priors.uniform(space), eps, h(eps, n, m), "Lemma 1: R-PD = h(ε)"))
-            out.append(KnownOptimum("pd-dp", priors.uniform(space), eps, h(eps, n, m), "uniform: PD-DP = h(ε)"))
+            out.append(
+                KnownOptimum("pd-dp", priors.uniform(space), eps, h(eps, n, m), "uniform: PD-DP = h(ε)")
+            )
             out.append(KnownOptimum("pd-i", priors.uniform(space), eps, h(eps, n, m), "uniform: PD-I = h(ε)"))
     return out

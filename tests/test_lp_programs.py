@@ -74,7 +74,9 @@ def test_pd_dp_matches_independent_highs(seed):
     for eps in (0.2, 1.1):
         res = prog.solve(eps)
         assert res.value == pytest.approx(_independent_pd_dp(prior, eps), abs=TOL)
-        assert dp_level(res.mechanism, space, floor=1e-7) <= eps + 1e-4  # up to solver round-off on ~0 entries
+        assert (
+            dp_level(res.mechanism, space, floor=1e-7) <= eps + 1e-4
+        )  # up to solver round-off on ~0 entries
         assert expected_distortion(res.mechanism, prior) == pytest.approx(res.value, abs=1e-7)
 
 

@@ -10,6 +10,12 @@ r"""PD-MIP: the privacy–distortion program under mutual-information privacy (p
 objective is DCP (one exponential cone per entry) and D is a CVXPY Parameter (DPP): a sweep over D compiles
 once.
 
+*Polishing.* When the distortion constraint is active, the optimum is the Blahut point
+:math:`W_\lambda(y|x) \propto q(y) e^{-\lambda d(x,y)}` whose distortion is exactly D.  After the conic
+solve we find that λ by Brent's method near the solver's multiplier (each evaluation a warm-started
+Blahut–Arimoto fixed point) and keep the polished point if it is feasible and has smaller I; this takes the
+duality gap from ~1e-6 (interior-point accuracy) to ~1e-10.  ``polish=False`` turns it off.
+
 *Certificate* (computed by the toolkit, not the solver).  For any λ ≥ 0 and c > 0 with
 :math:`\sum_x p_X(x) c(x) e^{-\lambda d(x,y)} \le 1` for every y, weak duality for rate–distortion gives
 (Csiszár 1974; Gallager 1968, Thm 9.4.1)
@@ -89,14 +95,70 @@ def _best_bound(p_x, d, q, lam: float, D: float) -> tuple[float, float, float]:
     return best
 
 
+def _blahut_arimoto_point(
+    p_x, d, lam: float, q: np.ndarray, iters: int = 3000
+) -> tuple[np.ndarray, np.ndarray]:
+    """Blahut's iteration at slope λ from ``q``: W = q e^{−λd}/Z, q ← p_X W (monotone in I + λ E d)."""
+    logA = -lam * d
+    for _ in range(iters):
+        logW = np.log(np.clip(q, 1e-300, None))[None, :] + logA
+        logW -= logsumexp(logW, axis=1, keepdims=True)
+        W = np.exp(logW)
+        q_new = p_x @ W
+        if np.max(np.abs(q_new - q)) < 1e-16:
+            q = q_new
+            break
+        q = q_new
+    return W, q
+
+
+def _polish(p_x, d, D: float, lam: float, q: np.ndarray) -> np.ndarray | None:
+    """Move the solver's point onto the rate–distortion curve at distortion exactly D.
+
+    The optimum of PD-MIP with an active constraint is the Blahut point W_λ whose distortion equals D;
+    we find that λ by Brent's method near the solver's multiplier, each evaluation warm-started from ``q``.
+    Returns ``None`` when no bracket is found (the caller keeps the solver's point).
+    """
+    from scipy.optimize import brentq
+
+    if lam <= 1e-9:
+        return None
+    cache: dict[float, tuple[np.ndarray, np.ndarray]] = {}
+
+    def gap(t: float) -> float:
+        if t not in cache:
+            cache[t] = _blahut_arimoto_point(p_x, d, t, q)
+        W, _ = cache[t]
+        return float(np.sum(p_x[:, None] * W * d)) - D
+
+    lo, hi = lam * (1 - 1e-3), lam * (1 + 1e-3)
+    for _ in range(6):
+        if gap(lo) > 0 > gap(hi):
+            break
+        lo, hi = lo * 0.9, hi * 1.1
+    else:
+        return None
+    t = brentq(gap, lo, hi, xtol=1e-14, rtol=1e-14, maxiter=100)
+    W, _ = _blahut_arimoto_point(p_x, d, t, q)
+    if float(np.sum(p_x[:, None] * W * d)) > D + 1e-12:
+        return None
+    return W
+
+
 class PDMIP:
     """PD-MIP for a prior, compiled once; :meth:`solve` re-solves for each distortion bound D."""
 
     program = "pd-mip"
 
     def __init__(
-        self, prior: Prior, *, distortion_matrix: np.ndarray | None = None, solver: str | None = None
+        self,
+        prior: Prior,
+        *,
+        distortion_matrix: np.ndarray | None = None,
+        solver: str | None = None,
+        polish: bool = True,
     ):
+        self.polish = polish
         space = prior.space
         space.require_dense()
         self.prior, self.space, self.solver = prior, space, solver
@@ -133,14 +195,18 @@ class PDMIP:
         lam = float(self._dist.dual_value)
         W = np.clip(W_raw, 0.0, None)
         W = W / W.sum(axis=1, keepdims=True)
-        q = p @ W
         value = mutual_information(W, p)
+        if self.polish:
+            polished = _polish(p, self.d, D, lam, p @ W)
+            if polished is not None and mutual_information(polished, p) < value:
+                W, value = polished, mutual_information(polished, p)
+        q = p @ W
         exp_d = float(np.sum(p[:, None] * W * self.d))
         bound, M, lam_cert = _best_bound(p, self.d, q, lam, D)
-        primal = max(
-            float(np.max(np.abs(W_raw.sum(axis=1) - 1.0))),
-            float(np.max(-W_raw, initial=0.0)),
-            max(float(np.sum(p[:, None] * W_raw * self.d)) - D, 0.0),
+        primal = max(  # of the returned (cleaned or polished) mechanism
+            float(np.max(np.abs(W.sum(axis=1) - 1.0))),
+            float(np.max(-W, initial=0.0)),
+            max(exp_d - D, 0.0),
         )
         cert = Certificate(
             primal_residual=primal,
