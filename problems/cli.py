@@ -1,0 +1,235 @@
+"""Command line: ``python -m problems {solve,constants,curve,reproduce,…}``.
+
+Exit codes: 0 success (also an infeasible program with ``--json``, which prints ``"status": "infeasible"``
+and the reason); 1 an infeasible program without ``--json`` or a solver failure; 2 bad input (the message
+names the value and what is valid).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from .database import DatabaseSpace
+from .errors import InfeasibleProgramError, InvalidInputError, PrivacyToolkitError, SolverFailedError
+from .priors import parse_prior
+
+__all__ = ["main", "build_parser"]
+
+PROGRAMS = ("pd-i", "pd-dp", "r-pd", "pd-mip")
+
+
+def _json_safe(obj):
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None if math.isnan(obj) else ("inf" if obj > 0 else "-inf")
+    if isinstance(obj, dict):
+        return {k: _json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_json_safe(v) for v in obj]
+    return obj
+
+
+def _print_json(obj) -> None:
+    print(json.dumps(_json_safe(obj), indent=1, ensure_ascii=False))
+
+
+def _space_and_prior(args):
+    space = DatabaseSpace(args.n, args.m)
+    return space, parse_prior(args.prior, space)
+
+
+def _add_space_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--n", type=int, required=True, help="number of rows (individuals)")
+    p.add_argument("--m", type=int, required=True, help="domain size of a row")
+    p.add_argument(
+        "--prior",
+        default="uniform",
+        help="uniform | iid:P0,P1,… | pmf:P0,…,P(N-1) | file:PATH(.npy/.csv/.json) | contagious:W[:P0,P1,…]",
+    )
+
+
+def _cmd_solve(args) -> int:
+    from .export import export_mechanism
+    from .programs import PDDP, PDI, PDMIP, RPD
+
+    space, prior = _space_and_prior(args)
+    if args.program == "pd-mip":
+        if args.distortion is None:
+            raise InvalidInputError("pd-mip takes --distortion D (it minimises I(X;Y) subject to E d ≤ D)")
+    elif args.eps is None:
+        raise InvalidInputError(f"{args.program} takes --eps E (the privacy level, in nats)")
+    try:
+        if args.program == "pd-mip":
+            res = PDMIP(prior, solver=args.solver).solve(
+                args.distortion, unit="bits" if args.bits else "nats"
+            )
+        elif args.program == "r-pd":
+            res = RPD(space, solver=args.solver).solve(args.eps)
+        else:
+            res = {"pd-dp": PDDP, "pd-i": PDI}[args.program](prior, solver=args.solver).solve(args.eps)
+    except InfeasibleProgramError as exc:
+        if args.json:
+            _print_json(
+                {
+                    "program": args.program,
+                    "status": "infeasible",
+                    "reason": exc.reason,
+                    "value": None,
+                    "eps": args.eps,
+                    "distortion": args.distortion,
+                    "duals": None,
+                    "certificate": None,
+                    "solve_time": None,
+                }
+            )
+            return 0
+        raise
+    if args.export:
+        meta = {
+            "program": res.program,
+            "n": space.n,
+            "m": space.m,
+            "prior": prior.to_dict(),
+            "eps": res.eps,
+            "distortion": res.distortion,
+            "value": res.value,
+            "unit": res.unit,
+            "certificate": res.certificate.to_dict(),
+        }
+        export_mechanism(res.mechanism, args.export, metadata=meta)
+    if args.json:
+        out = res.to_dict()
+        if args.export:
+            out["exported_to"] = str(args.export)
+        _print_json(out)
+    else:
+        c = res.certificate
+        what = f"ε = {res.eps:g}" if res.eps is not None else f"D = {res.distortion:g}"
+        print(f"{res.program} (n = {space.n}, m = {space.m}, prior {prior.name}, {what}): {res.status}")
+        print(f"  optimal value    {res.value:.12g} {res.unit}")
+        print(
+            f"  certificate      primal {c.primal_residual:.2e}, dual {c.dual_residual:.2e}, "
+            f"compl. slackness {c.complementary_slackness:.2e}, gap {c.duality_gap:.2e} -> "
+            f"{'OK' if c.ok else 'NOT CERTIFIED'}"
+        )
+        print(f"  solver           {res.stats.solver}, {res.stats.solve_time:.3f} s")
+        if args.export:
+            print(f"  mechanism written to {args.export}")
+    return 0
+
+
+def _cmd_constants(args) -> int:
+    from .closed_forms import h
+    from .prior_constants import eps_tilde, eps_X
+
+    space, prior = _space_and_prior(args)
+    eX, eT = eps_X(prior), eps_tilde(prior)
+    out = {
+        "n": space.n,
+        "m": space.m,
+        "prior": prior.name,
+        "eps_X": eX,
+        "eps_tilde": eT,
+        "h_at_eps_tilde": h(eT, space.n, space.m) if math.isfinite(eT) else 0.0,
+    }
+    if not math.isfinite(eX):
+        out["note"] = "the prior has zero-mass databases: ε_X = ∞ and PD-I is infeasible for every ε"
+    if args.json:
+        _print_json(out)
+    else:
+        for k, v in out.items():
+            print(f"{k:16s} {v}")
+    return 0
+
+
+def _cmd_curve(args) -> int:
+    from .curves import privacy_distortion_curve
+    from .plotting import plot_privacy_distortion
+
+    _, prior = _space_and_prior(args)
+    out = Path(args.out)
+    log = (lambda s: print(s, file=sys.stderr)) if not args.quiet else None
+    curve = privacy_distortion_curve(prior, args.notion, points=args.points, progress=log, solver=args.solver)
+    paths = [curve.to_csv(out / f"curve_{args.notion}.csv")]
+    paths += plot_privacy_distortion([curve], out / f"curve_{args.notion}")
+    for p in paths:
+        print(p)
+    return 0
+
+
+def _cmd_reproduce(args) -> int:
+    from .reproduce import reproduce
+
+    reproduce(args.out, progress=lambda s: print(s, file=sys.stderr, flush=True), quick=args.quick)
+    print(Path(args.out) / "REPORT.md")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m problems",
+        description="Convex programs for information-theoretic data privacy (nats unless --bits).",
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("solve", help="solve PD-I, PD-DP, R-PD or PD-MIP (paper 002)")
+    p.add_argument("program", choices=PROGRAMS)
+    _add_space_args(p)
+    p.add_argument("--eps", type=float, help="privacy level ε in nats (PD-I, PD-DP, R-PD)")
+    p.add_argument("--distortion", type=float, help="distortion bound D in [0, n] (PD-MIP)")
+    p.add_argument("--solver", help="preferred solver (CLARABEL, SCS, HIGHS); others are tried on failure")
+    p.add_argument("--bits", action="store_true", help="report PD-MIP's value in bits")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--export", help="write the mechanism to PATH (.npy, .csv or .json)")
+    p.set_defaults(func=_cmd_solve)
+
+    p = sub.add_parser("constants", help="ε_X, ε̃_X and h(ε̃_X) of a prior")
+    _add_space_args(p)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=_cmd_constants)
+
+    p = sub.add_parser("curve", help="privacy–distortion curve ε*(D) as CSV and PNG/SVG")
+    _add_space_args(p)
+    p.add_argument("--notion", choices=("i", "d", "m"), required=True)
+    p.add_argument("--points", type=int, default=30)
+    p.add_argument("--out", required=True, help="output directory")
+    p.add_argument("--solver")
+    p.add_argument("--quiet", action="store_true", help="no progress lines")
+    p.set_defaults(func=_cmd_curve)
+
+    p = sub.add_parser("reproduce", help="regenerate the papers' figures and checks into DIR")
+    p.add_argument("--out", required=True)
+    p.add_argument("--quick", action="store_true", help="smaller instances (for smoke tests)")
+    p.set_defaults(func=_cmd_reproduce)
+
+    for module in ("problems.information.cli", "problems.design.cli"):
+        try:
+            mod = __import__(module, fromlist=["register"])
+        except ImportError:
+            continue
+        mod.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except InvalidInputError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except (InfeasibleProgramError, SolverFailedError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except PrivacyToolkitError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,114 @@
+"""Export mechanisms to .npy, .csv and .json, atomically; load them back.
+
+* ``.npy`` — the matrix alone (``numpy.save``);
+* ``.csv`` — a header row ``x\\y, <output labels>`` and one row per input database ``<label>, p(y|x)…``
+  (labels are the database rows joined by commas, so cells are quoted);
+* ``.json`` — ``{"matrix": [[…]], "input_labels": […], "output_labels": […], "metadata": {…}}`` where the
+  metadata holds the program, n, m, prior, ε or D, the value and the certificate.
+
+Every file is written to a temporary file in the same directory and moved into place with
+:func:`os.replace`, so a reader never sees a half-written export.  Floats are written with 17 significant
+digits, so loading gives back the same matrix bit for bit.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from .errors import InvalidInputError
+from .mechanism import Mechanism
+
+__all__ = ["atomic_write_bytes", "atomic_write_text", "export_mechanism", "load_mechanism", "FORMATS"]
+
+FORMATS = (".npy", ".csv", ".json")
+
+
+def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
+    """Write ``data`` to ``path`` atomically (temporary file in the same directory + ``os.replace``)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return path
+
+
+def atomic_write_text(path: str | Path, text: str) -> Path:
+    """Write text (UTF-8) atomically."""
+    return atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def _suffix(path: Path) -> str:
+    suffix = path.suffix.lower()
+    if suffix not in FORMATS:
+        raise InvalidInputError(f"export path must end in one of {', '.join(FORMATS)}, got {path.name!r}")
+    return suffix
+
+
+def export_mechanism(mechanism: Mechanism, path: str | Path, *, metadata: dict | None = None) -> Path:
+    """Write ``mechanism`` to ``path`` in the format given by its suffix (.npy, .csv or .json)."""
+    path = Path(path)
+    suffix = _suffix(path)
+    W = mechanism.matrix
+    if suffix == ".npy":
+        buf = io.BytesIO()
+        np.save(buf, np.ascontiguousarray(W), allow_pickle=False)
+        return atomic_write_bytes(path, buf.getvalue())
+    if suffix == ".csv":
+        buf = io.StringIO()
+        writer = csv.writer(buf, lineterminator="\n")
+        writer.writerow(["x\\y", *mechanism.output_labels])
+        for label, row in zip(mechanism.input_labels, W):
+            writer.writerow([label, *(repr(float(v)) for v in row)])
+        return atomic_write_text(path, buf.getvalue())
+    payload = {
+        "format": "privacy-problems mechanism v1",
+        "convention": "matrix[x][y] = p(y|x); rows are inputs, columns outputs; itertools.product order",
+        "matrix": W.tolist(),
+        "input_labels": list(mechanism.input_labels),
+        "output_labels": list(mechanism.output_labels),
+        "metadata": metadata or {},
+    }
+    return atomic_write_text(path, json.dumps(payload, indent=1, default=_json_default))
+
+
+def _json_default(obj):
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    if isinstance(obj, (np.floating, np.integer)):
+        return obj.item()
+    raise TypeError(f"cannot serialise {type(obj).__name__}")
+
+
+def load_mechanism(path: str | Path) -> tuple[Mechanism, dict]:
+    """Load a mechanism written by :func:`export_mechanism`; returns ``(mechanism, metadata)``."""
+    path = Path(path)
+    suffix = _suffix(path)
+    if not path.exists():
+        raise InvalidInputError(f"mechanism file {str(path)!r} does not exist")
+    if suffix == ".npy":
+        return Mechanism(np.load(path, allow_pickle=False)), {}
+    if suffix == ".csv":
+        rows = list(csv.reader(path.read_text().splitlines()))
+        outputs = rows[0][1:]
+        inputs = [r[0] for r in rows[1:]]
+        W = np.array([[float(v) for v in r[1:]] for r in rows[1:]])
+        return Mechanism(W, tuple(inputs), tuple(outputs)), {}
+    obj = json.loads(path.read_text())
+    W = np.array(obj["matrix"], dtype=float)
+    return Mechanism(W, tuple(obj["input_labels"]), tuple(obj["output_labels"])), obj.get("metadata", {})
