@@ -88,7 +88,7 @@ def privacy_for_distortion(
         if eps not in store:
             solves += 1
             res = program.solve(eps)
-            store[eps] = (res.value, program.lp.sensitivity(_lp_solution(program, res)), res)
+            store[eps] = (res.value, program.lp.sensitivity(program.lp.last), res)
         value, slope, res = store[eps]
         return value - D, slope, res
 
@@ -97,7 +97,7 @@ def privacy_for_distortion(
     if g_a <= tol:
         return InverseResult(name, D, eps_min, (eps_min, eps_min), solves, res_min)
     a, b = eps_min, math.inf
-    g_b, slope_b = -math.inf, math.nan
+    g_b = -math.inf
     best: tuple[float, SolveResult] | None = None
     eps = max(float(h_inv(D, n, m)), eps_min)
     if eps <= a:
@@ -110,7 +110,7 @@ def privacy_for_distortion(
         if g > 0:
             a, g_a, slope_a = eps, g, slope
         else:
-            b, g_b, slope_b, best = eps, g, slope, (eps, res)
+            b, g_b, best = eps, g, (eps, res)
         if b - a <= tol:
             break
         newton = eps - g / slope if slope < 0 else math.nan
@@ -118,35 +118,17 @@ def privacy_for_distortion(
             eps = newton if newton > a else max(2 * a, a + 1.0)
             continue
         widths = [widths[1], b - a]
+        shrinking = widths[1] < 0.5 * widths[0]  # the last step at least halved the bracket
         secant = a - g_a * (b - a) / (g_b - g_a)
-        if a < newton < b and widths[1] < 0.5 * widths[0]:
+        margin = 1e-3 * (b - a)
+        if shrinking and a + margin < newton < b - margin:
             eps = newton
-        elif a < secant < b and widths[1] < 0.5 * widths[0]:
+        elif shrinking and a + margin < secant < b - margin:
             eps = secant
-        elif a < newton < b:
-            eps = newton if abs(newton - 0.5 * (a + b)) < 0.5 * (b - a) * 0.9 else 0.5 * (a + b)
-        else:
+        else:  # stalled (e.g. Newton across a kink of D*): bisect
             eps = 0.5 * (a + b)
-        widths = [widths[0], widths[1]]
     if best is None:
         raise InfeasibleProgramError(
             name, f"no ε ≤ {eps:g} reaches distortion {D:g} within {max_solves} solves"
         )
     return InverseResult(name, D, best[0], (a, best[0]), solves, best[1])
-
-
-def _lp_solution(program, res: SolveResult):
-    """Rebuild the LP's view (Z, duals) from a result for the envelope derivative."""
-    from .programs.ratio_lp import RatioLPSolution
-
-    Z = res.posterior * res.p_y[None, :] if program.program == "pd-i" else res.matrix
-    return RatioLPSolution(
-        Z=Z,
-        value=res.value,
-        ratio_duals=res.duals["ratio"],
-        normalisation_duals=res.duals["normalisation"],
-        nonnegativity_duals=res.duals["nonnegativity"],
-        certificate=res.certificate,
-        stats=res.stats,
-        eps=res.eps,
-    )

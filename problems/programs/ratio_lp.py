@@ -9,7 +9,8 @@ column = output y), the linear program
     Z(x,y) \le e^{\epsilon} Z(x',y)\ \ \forall x\sim x',\ \forall y,\qquad
     \text{(normalisation)},\qquad Z \ge 0,
 
-with the normalisation either row sums :math:`\sum_y Z(x,y) = \rho(x)` or a total :math:`\sum_{x,y}Z = 1`:
+with the normalisation either row sums :math:`\sum_y Z(x,y) = \rho(x)` or a total :math:`\sum_{x,y}Z = 1`.
+The ratio constraint may carry a constant per-pair factor, :math:`Z(x,y) \le e^\epsilon \kappa_{xx'} Z(x',y)`:
 
 =======  ======================  ======================  =====================  ==================
 program  variable Z              cost C                  normalisation          paper
@@ -74,7 +75,13 @@ class RatioLP:
     """
 
     def __init__(
-        self, space: DatabaseSpace, cost: np.ndarray, row_mass: np.ndarray | None, *, program: str
+        self,
+        space: DatabaseSpace,
+        cost: np.ndarray,
+        row_mass: np.ndarray | None,
+        *,
+        program: str,
+        pair_scale: np.ndarray | None = None,
     ) -> None:
         space.require_dense()
         N = space.size
@@ -92,8 +99,11 @@ class RatioLP:
         self.S1 = sp.csr_matrix(
             (np.ones(P * N), (rows, (pi[:, None] * N + cols).ravel())), shape=(P * N, N * N)
         )
+        kappa = np.ones(P) if pair_scale is None else np.asarray(pair_scale, dtype=float)
+        if kappa.shape != (P,):
+            raise ShapeMismatchError(f"pair_scale must have one entry per neighbour pair ({P}), got {kappa.shape}")
         self.S2 = sp.csr_matrix(
-            (np.ones(P * N), (rows, (pj[:, None] * N + cols).ravel())), shape=(P * N, N * N)
+            (np.repeat(kappa, N), (rows, (pj[:, None] * N + cols).ravel())), shape=(P * N, N * N)
         )
         if row_mass is None:
             self.A = sp.csr_matrix(np.ones((1, N * N)))
@@ -112,6 +122,7 @@ class RatioLP:
         self.problem = cp.Problem(cp.Minimize(self.c @ self._z), [self._ratio, self._norm, self._nonneg])
         self.build_time = time.perf_counter() - start
         self._compiled = False
+        self.last: RatioLPSolution | None = None
 
     def solve(
         self,
@@ -147,7 +158,7 @@ class RatioLP:
             h=np.zeros(G.shape[0]),
             lam=np.concatenate([lam_ratio, s]),
         )
-        return RatioLPSolution(
+        self.last = RatioLPSolution(
             Z=z.reshape(self.N, self.N),
             value=float(self.c @ z),
             ratio_duals=lam_ratio.reshape(-1, self.N),
@@ -157,8 +168,13 @@ class RatioLP:
             stats=stats,
             eps=eps,
         )
+        return self.last
 
-    def sensitivity(self, sol: RatioLPSolution) -> float:
-        """dD*/dε at ``sol`` by the envelope theorem: −e^ε Σ_p λ_p Z[j_p, y] (one-sided at degenerate ε)."""
+    def sensitivity(self, sol: RatioLPSolution | None = None) -> float:
+        """dD*/dε at ``sol`` (default: the last solve) by the envelope theorem: −e^ε Σ_k λ_k (S₂z)_k.
+
+        One-sided where the active set changes with ε.
+        """
+        sol = self.last if sol is None else sol
         r = float(np.exp(sol.eps))
         return -r * float(sol.ratio_duals.ravel() @ (self.S2 @ sol.Z.ravel()))
