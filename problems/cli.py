@@ -52,21 +52,38 @@ def _add_space_args(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _symmetric_spec(spec: str) -> bool:
+    """Whether a --prior spec describes a row-permutation-invariant prior (uniform, iid, contagious)."""
+    return spec.split(":", 1)[0].strip().lower() in ("uniform", "iid", "contagious")
+
+
 def _cmd_solve(args) -> int:
     from .export import export_mechanism
+    from .orbit import make_program, parse_symmetric_prior, resolve_path
     from .programs import PDDP, PDI, PDMIP, RPD
 
-    space, prior = _space_and_prior(args)
+    space = DatabaseSpace(args.n, args.m)
+    path = args.path
+    if path != "dense" and args.program != "pd-mip" and _symmetric_spec(args.prior):
+        prior = parse_symmetric_prior(args.prior, args.n, args.m)  # never builds the m^n pmf
+    else:
+        prior = parse_prior(args.prior, space)
+    chosen = resolve_path(args.program, space if args.program == "r-pd" else prior, path)
     if args.program == "pd-mip":
         if args.distortion is None:
             raise InvalidInputError("pd-mip takes --distortion D (it minimises I(X;Y) subject to E d ≤ D)")
     elif args.eps is None:
         raise InvalidInputError(f"{args.program} takes --eps E (the privacy level, in nats)")
+    if chosen == "dense" and not hasattr(prior, "pmf"):
+        prior = parse_prior(args.prior, space)
     try:
         if args.program == "pd-mip":
             res = PDMIP(prior, solver=args.solver).solve(
                 args.distortion, unit="bits" if args.bits else "nats"
             )
+        elif chosen == "reduced":
+            target = space if args.program == "r-pd" else prior
+            res = make_program(args.program, target, path="reduced", solver=args.solver).solve(args.eps)
         elif args.program == "r-pd":
             res = RPD(space, solver=args.solver).solve(args.eps)
         else:
@@ -93,7 +110,7 @@ def _cmd_solve(args) -> int:
             "program": res.program,
             "n": space.n,
             "m": space.m,
-            "prior": prior.to_dict(),
+            "prior": prior.to_dict() if hasattr(prior, "to_dict") else args.prior,
             "eps": res.eps,
             "distortion": res.distortion,
             "value": res.value,
@@ -109,7 +126,10 @@ def _cmd_solve(args) -> int:
     else:
         c = res.certificate
         what = f"ε = {res.eps:g}" if res.eps is not None else f"D = {res.distortion:g}"
-        print(f"{res.program} (n = {space.n}, m = {space.m}, prior {prior.name}, {what}): {res.status}")
+        print(
+            f"{res.program} (n = {space.n}, m = {space.m}, prior {getattr(prior, 'name', args.prior)}, {what}, "
+            f"{chosen} path): {res.status}"
+        )
         print(f"  optimal value    {res.value:.12g} {res.unit}")
         print(
             f"  certificate      primal {c.primal_residual:.2e}, dual {c.dual_residual:.2e}, "
@@ -185,6 +205,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bits", action="store_true", help="report PD-MIP's value in bits")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--export", help="write the mechanism to PATH (.npy, .csv or .json)")
+    p.add_argument(
+        "--path",
+        choices=("auto", "dense", "reduced"),
+        default="auto",
+        help="auto: orbit-reduced program for uniform/iid/contagious priors, dense N×N otherwise",
+    )
     p.set_defaults(func=_cmd_solve)
 
     p = sub.add_parser("constants", help="ε_X, ε̃_X and h(ε̃_X) of a prior")

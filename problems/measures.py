@@ -68,5 +68,12 @@ def expected_distortion(W, p_x, d: np.ndarray | None = None) -> float:
     """E d(X, Y) (eq. (5)); ``d`` defaults to the Hamming distance when ``p_x`` is a :class:`Prior`."""
     p = np.asarray(getattr(p_x, "pmf", p_x), dtype=float)
     if d is None:
+        if not hasattr(p_x, "space"):
+            from .errors import InvalidInputError
+
+            raise InvalidInputError(
+                "expected_distortion needs the distortion matrix d when p_x is an array (or pass a Prior, "
+                "whose database space gives the Hamming distance)"
+            )
         d = p_x.space.hamming_matrix()
     return float(np.sum(p[:, None] * _matrix(W) * d))

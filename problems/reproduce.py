@@ -172,6 +172,7 @@ def reproduce(
             progress(f"  section failed: {exc!r}")
             report += [f"## {title}", "", f"**failed**: {exc!r}", ""]
             continue
+        paths = [Path(p) for p in paths]
         written += paths
         report += (
             [f"## {title}", ""]
@@ -191,8 +192,8 @@ def _sections() -> list[tuple[str, Callable]]:
     for title, module, attr in (
         ("Information privacy", "problems.information.cli", "reproduce_section"),
         ("Mechanism design under information privacy", "problems.design.cli", "reproduce_section"),
-        ("Curves at scale (orbit reduction)", "problems.orbit.scale_figure", "reproduce_section"),
-        ("Balance function (IPOPT)", "ipopt_models.cli", "reproduce_section"),
+        ("Curves at scale (orbit reduction)", "problems.orbit.scale_figure", "scale_figure"),
+        ("Balance function (IPOPT)", "ipopt_models", "reproduce_section"),
     ):
         try:
             mod = __import__(module, fromlist=[attr])

@@ -13,6 +13,7 @@ next one is tried.  ``optimal_inaccurate`` is kept as a last resort only if noth
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -134,7 +135,9 @@ def solve_with_fallback(
         opts.update((options or {}).get(name, {}))
         start = time.perf_counter()
         try:
-            problem.solve(solver=name, **opts)
+            with warnings.catch_warnings():  # an inaccurate status is recorded in ``attempts`` instead
+                warnings.filterwarnings("ignore", message="Solution may be inaccurate")
+                problem.solve(solver=name, **opts)
         except (cp.error.SolverError, ArithmeticError, ValueError) as exc:  # solver crashed: try the next
             attempts.append((name, f"error: {exc}".splitlines()[0][:200]))
             continue

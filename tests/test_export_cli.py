@@ -109,7 +109,24 @@ def test_cli_infeasible_plain_exit_1(capsys):
         ),
         (["solve", "pd-dp", "--n", "2", "--m", "2", "--prior", "iid:0.5,0.6", "--eps", "1"], "sums to 1.1"),
         (["solve", "pd-dp", "--n", "2", "--m", "2"], "--eps"),
-        (["solve", "pd-dp", "--n", "20", "--m", "2", "--eps", "1"], "dense path"),
+        (["solve", "pd-dp", "--n", "20", "--m", "2", "--eps", "1", "--path", "dense"], "dense path"),
+        (
+            [
+                "solve",
+                "pd-dp",
+                "--n",
+                "3",
+                "--m",
+                "2",
+                "--prior",
+                "pmf:" + ",".join(["0.125"] * 8),
+                "--eps",
+                "1",
+                "--path",
+                "reduced",
+            ],
+            "invariant under permuting rows",
+        ),
     ],
 )
 def test_cli_bad_input_exit_2(capsys, argv, match):

@@ -35,7 +35,6 @@ from scipy.stats import norm
 from ..errors import InvalidInputError, InvalidPrivacyLevelError
 from .capacity import blahut_arimoto
 from .channel import PrivacyChannel
-from .vertex import vertex_search
 
 __all__ = [
     "Calibration",
@@ -95,7 +94,8 @@ class Calibration:
     extra: dict
 
     def to_dict(self) -> dict:
-        return {
+        """JSON-safe dict; an infinite parameter (every value works) is reported as ``None``."""
+        d = {
             "mechanism": self.mechanism,
             "eps": self.eps,
             "parameter": self.parameter,
@@ -105,6 +105,7 @@ class Calibration:
             "equation": self.equation,
             **{k: v for k, v in self.extra.items()},
         }
+        return {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in d.items()}
 
 
 # --- randomized response ------------------------------------------------------------------------------------
@@ -139,7 +140,9 @@ def calibrate_randomized_response(eps: float) -> Calibration:
     elif e == 0:
         p_star = 0.5
     else:
-        p_star = float(brentq(lambda p: binary_entropy(p) - (math.log(2) - e), 1e-300, 0.5, xtol=1e-15, rtol=1e-15))
+        p_star = float(
+            brentq(lambda p: binary_entropy(p) - (math.log(2) - e), 1e-300, 0.5, xtol=1e-15, rtol=1e-15)
+        )
     return Calibration(
         mechanism="randomized-response",
         eps=e,
@@ -175,7 +178,9 @@ class DataIndependentReport:
         }
 
 
-def data_independent_bound(channel: PrivacyChannel, *, atol: float = 1e-12, max_vertices: int = 1_000_000):
+def data_independent_bound(
+    channel: PrivacyChannel, *, atol: float = 1e-12, max_vertices: int = 1_000_000
+) -> DataIndependentReport:
     r"""Check Definition 12 (rows are permutations of each other) and Definition 13 (weak symmetry).
 
     Returns the bound :math:`\log|\mathcal Y|-H(Z)` of (63)/(64) with :math:`Z\sim p(\cdot|x)`; when the channel is
@@ -251,7 +256,9 @@ def exponential_entropy(lam: float, k: int) -> float:
     if lam == 0:
         return math.log(k)
     return float(
-        math.log(-math.expm1(-k * lam) / -math.expm1(-lam)) + lam / math.expm1(lam) - k * lam / math.expm1(k * lam)
+        math.log(-math.expm1(-k * lam) / -math.expm1(-lam))
+        + lam / math.expm1(lam)
+        - k * lam / math.expm1(k * lam)
     )
 
 
@@ -357,7 +364,9 @@ class NoiseComparison:
         return dict(self.__dict__)
 
 
-def gaussian_noise_comparison(eps: float, T: float, sensitivity: float, delta: float = 1e-5) -> NoiseComparison:
+def gaussian_noise_comparison(
+    eps: float, T: float, sensitivity: float, delta: float = 1e-5
+) -> NoiseComparison:
     """§5.2 comparison of the Laplace / Gaussian DP mechanisms with the Gaussian privacy channel (b = 0)."""
     e = _check_eps(eps, positive=True)
     if not (0 < delta < 1):
@@ -368,11 +377,3 @@ def gaussian_noise_comparison(eps: float, T: float, sensitivity: float, delta: f
     gdp = math.sqrt(2 * math.log(1.25 / delta)) * sensitivity / e
     gch = math.sqrt(calibrate_gaussian(e, T).value)
     return NoiseComparison(e, T, sensitivity, delta, lap, gdp, gch, math.sqrt(2) * lap, gdp, gch)
-
-
-def _rr_c1_bound(p: float) -> float:
-    return math.log(2) - binary_entropy(p)
-
-
-def _vertex_max(channel: PrivacyChannel) -> float:  # small helper used by reproduce
-    return vertex_search(channel, [[i] for i in range(channel.n)]).lower

@@ -302,7 +302,10 @@ def capacity_conic(W: np.ndarray, *, solver: str | None = None) -> CapacityResul
     wu = w[:, used]
     q = cp.Variable(wu.shape[1], nonneg=True)
     t = cp.Variable()
-    cons = [cp.sum(cp.rel_entr(wu[a], q)) <= t for a in range(m)]
+    cons = []
+    for a in range(m):
+        sup = np.flatnonzero(wu[a] > 0)  # 0 log(0/q) = 0: only the row's support enters its cone constraint
+        cons.append(cp.sum(cp.rel_entr(wu[a, sup], q[sup])) <= t)
     simplex = cp.sum(q) == 1
     prob = cp.Problem(cp.Minimize(t), cons + [simplex])
     stats = solve_with_fallback(prob, program="capacity (min-max conic)", solver=solver)

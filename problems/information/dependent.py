@@ -52,7 +52,9 @@ def _ch(channel) -> PrivacyChannel:
 def _prior(ch: PrivacyChannel, prior) -> np.ndarray:
     p = np.asarray(prior, dtype=float)
     if p.shape != ch.record_sizes:
-        raise ShapeMismatchError(f"prior has shape {p.shape}; it must have the channel's record sizes {ch.record_sizes}")
+        raise ShapeMismatchError(
+            f"prior has shape {p.shape}; it must have the channel's record sizes {ch.record_sizes}"
+        )
     if not np.all(np.isfinite(p)) or np.any(p < -1e-12) or abs(p.sum() - 1) > 1e-9:
         raise InvalidPriorError(f"prior must be non-negative and sum to 1, got sum {p.sum():.12g}")
     p = np.clip(p, 0, None)
@@ -113,7 +115,9 @@ class DependentPrivacyReport:
         }
 
 
-def dependent_privacy_report(channel: PrivacyChannel | np.ndarray, prior: np.ndarray) -> DependentPrivacyReport:
+def dependent_privacy_report(
+    channel: PrivacyChannel | np.ndarray, prior: np.ndarray
+) -> DependentPrivacyReport:
     """All privacy levels of paper 001 §III for ``channel`` under the joint ``prior`` (shape ``record_sizes``)."""
     ch = _ch(channel)
     p = _prior(ch, prior)
@@ -125,7 +129,9 @@ def dependent_privacy_report(channel: PrivacyChannel | np.ndarray, prior: np.nda
         pxi, py = j.sum(axis=1), j.sum(axis=0)
         ok = (pxi[:, None] > 0) & (py[None, :] > 0) & (j > 0)
         with np.errstate(divide="ignore", invalid="ignore"):
-            lr = np.where(ok, np.log(np.where(ok, j, 1)) - np.log(np.where(ok, pxi[:, None] * py[None, :], 1)), 0)
+            lr = np.where(
+                ok, np.log(np.where(ok, j, 1)) - np.log(np.where(ok, pxi[:, None] * py[None, :], 1)), 0
+            )
         info[i] = lr[ok].max() if np.any(ok) else 0.0
         mi[i] = float(np.sum(np.where(ok, j * lr, 0.0)))
         # D((X_i | Y=r) || X_i) = sum_x p(x|r) log p(x|r)/p(x) = sum_x p(x|r) lr
@@ -216,7 +222,9 @@ def contagious_example(eps: float, p_infected: float, n: int = 2) -> ContagiousE
     return ContagiousExample(e, float(p_infected), n, ch, prior, float(ratios[0][1, n]), n * e, dp_level(ch))
 
 
-def blocks_prior(record_sizes: Sequence[int], blocks: Sequence[Sequence[int]], block_priors: Sequence[np.ndarray]):
+def blocks_prior(
+    record_sizes: Sequence[int], blocks: Sequence[Sequence[int]], block_priors: Sequence[np.ndarray]
+) -> np.ndarray:
     r"""Joint prior in which the groups ``blocks`` (0-based, a partition of the individuals) are mutually
     independent, block :math:`B` having joint pmf ``block_priors[b]`` (axes in the order listed in the block).
     Each source is then independent of at least :math:`n-k` others, :math:`k=\max|B|` (Proposition 5 setting)."""
@@ -228,7 +236,9 @@ def blocks_prior(record_sizes: Sequence[int], blocks: Sequence[Sequence[int]], b
     for b, bp in zip(blocks, block_priors):
         bp = np.asarray(bp, dtype=float)
         if bp.shape != tuple(sizes[j] for j in b):
-            raise ShapeMismatchError(f"block prior for {list(b)} has shape {bp.shape}, need {[sizes[j] for j in b]}")
+            raise ShapeMismatchError(
+                f"block prior for {list(b)} has shape {bp.shape}, need {[sizes[j] for j in b]}"
+            )
         out = np.multiply.outer(out, bp)
     return np.transpose(out, np.argsort(flat))
 

@@ -182,10 +182,10 @@ def information_privacy(
     r"""Whether ``channel`` satisfies :math:`\epsilon`-information privacy, :math:`C_1\le\epsilon` (Def. 6, eq. (2)).
 
     Decided on the certified bracket: ``True`` if ``upper_bound <= eps``, ``False`` if ``lower_bound > eps``;
-    within the bracket (width ``tol``) the lower bound decides.
+    inside the bracket (width ``tol``) the attained lower bound decides (``True``).
     """
     from .basic_channels import _check_eps
 
     _check_eps(eps)
     r = individual_capacity(channel, tol=tol)
-    return bool(r.upper_bound <= eps or r.lower_bound <= eps)
+    return bool(r.lower_bound <= eps)

@@ -94,7 +94,9 @@ def dp_level(channel: PrivacyChannel | np.ndarray) -> float:
 def _check_prior(ch: PrivacyChannel, prior: np.ndarray) -> np.ndarray:
     p = np.asarray(prior, dtype=float)
     if p.shape != ch.record_sizes:
-        raise ShapeMismatchError(f"prior has shape {p.shape}; it must have the channel's record sizes {ch.record_sizes}")
+        raise ShapeMismatchError(
+            f"prior has shape {p.shape}; it must have the channel's record sizes {ch.record_sizes}"
+        )
     if not np.all(np.isfinite(p)) or np.any(p < -1e-12) or abs(p.sum() - 1) > 1e-9:
         raise InvalidPriorError(f"prior must be non-negative and sum to 1, got sum {p.sum():.12g}")
     p = np.clip(p, 0, None)

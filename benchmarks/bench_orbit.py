@@ -1,0 +1,125 @@
+"""Benchmark of the orbit-reduced PD-DP against the dense path (issue 6).
+
+Run: ``/work/venv/bin/python benchmarks/bench_orbit.py [--quick] [--skip-n200]``.  Prints a markdown table and
+writes ``benchmarks/results/orbit.json``.  Prior: i.i.d. (0.3, 0.7) for m = 2, (0.2, 0.3, 0.5) for m = 3;
+ε = 1.  Times are wall-clock seconds of build (enumeration + sparse matrices) and solve (Clarabel).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import time
+from pathlib import Path
+
+from problems.database import DatabaseSpace
+from problems.orbit import ReducedPDDP, symmetric_iid
+from problems.priors import iid
+from problems.programs import PDDP
+
+ROWS = {2: [0.3, 0.7], 3: [0.2, 0.3, 0.5]}
+
+
+def run_reduced(n: int, m: int, eps: float) -> dict:
+    t0 = time.perf_counter()
+    prog = ReducedPDDP(symmetric_iid(n, ROWS[m]))
+    build = time.perf_counter() - t0
+    t1 = time.perf_counter()
+    res = prog.solve(eps)
+    solve = time.perf_counter() - t1
+    return {
+        "path": "reduced",
+        "n": n,
+        "m": m,
+        "eps": eps,
+        "variables": res.extras["variables"],
+        "ratio_constraints": res.extras["ratio_constraints"],
+        "build_s": build,
+        "solve_s": solve,
+        "iterations": res.stats.iterations,
+        "status": res.stats.attempts[-1][1],
+        "value": res.value,
+        "certificate_max_residual": res.certificate.max_residual,
+    }
+
+
+def run_dense(n: int, m: int, eps: float) -> dict:
+    t0 = time.perf_counter()
+    prog = PDDP(iid(DatabaseSpace(n, m), ROWS[m]))
+    build = time.perf_counter() - t0
+    t1 = time.perf_counter()
+    res = prog.solve(eps)
+    solve = time.perf_counter() - t1
+    N = m**n
+    return {
+        "path": "dense",
+        "n": n,
+        "m": m,
+        "eps": eps,
+        "variables": N * N,
+        "ratio_constraints": int(N * n * (m - 1) * N),
+        "build_s": build,
+        "solve_s": solve,
+        "iterations": res.stats.iterations,
+        "status": res.stats.attempts[-1][1],
+        "value": res.value,
+        "certificate_max_residual": res.certificate.max_residual,
+    }
+
+
+def _write(path: str, rows: list[dict]) -> Path:
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(
+        json.dumps({"machine": platform.platform(), "prior_rows": ROWS, "results": rows}, indent=2)
+    )
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--quick", action="store_true", help="only the small cases")
+    ap.add_argument("--skip-n200", action="store_true", help="skip m=2, n=200 (minutes)")
+    ap.add_argument("--out", default=str(Path(__file__).parent / "results" / "orbit.json"))
+    args = ap.parse_args()
+    eps = 1.0
+    cases = [
+        ("dense", 6, 2),
+        ("reduced", 6, 2),
+        ("dense", 7, 2),
+        ("reduced", 7, 2),
+        ("dense", 4, 3),
+        ("reduced", 4, 3),
+    ]
+    if not args.quick:
+        cases += [("reduced", 50, 2), ("reduced", 100, 2), ("reduced", 8, 3), ("reduced", 10, 3)]
+        if not args.skip_n200:
+            cases += [("reduced", 200, 2)]
+    rows = []
+    for path, n, m in cases:
+        row = (run_dense if path == "dense" else run_reduced)(n, m, eps)
+        rows.append(row)
+        _write(args.out, rows)  # after every case, so a long run leaves partial results
+        print(
+            f"| {row['path']} | {n} | {m} | {row['variables']} | {row['build_s']:.2f} | {row['solve_s']:.2f} | "
+            f"{row['iterations']} | {row['status']} | {row['value']:.10f} | {row['certificate_max_residual']:.1e} |",
+            flush=True,
+        )
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(
+        json.dumps({"machine": platform.platform(), "prior_rows": ROWS, "results": rows}, indent=2)
+    )
+    print("\n| path | n | m | variables | build s | solve s | iters | status | D*(1) | max KKT residual |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(
+            f"| {r['path']} | {r['n']} | {r['m']} | {r['variables']} | {r['build_s']:.2f} | {r['solve_s']:.2f} | "
+            f"{r['iterations']} | {r['status']} | {r['value']:.10f} | {r['certificate_max_residual']:.1e} |"
+        )
+    print(f"\nwrote {out}")
+
+
+if __name__ == "__main__":
+    main()

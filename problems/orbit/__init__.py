@@ -1,0 +1,47 @@
+"""Exact privacy–distortion programs for exchangeable priors by orbit (symmetry) reduction.
+
+See ``docs/orbit_reduction.md`` for the derivation.  Public API:
+
+* :class:`ReducedPDDP`, :class:`ReducedPDI`, :class:`ReducedRPD` — ``.solve(eps) -> SolveResult``;
+* :func:`make_program` — dense/reduced dispatcher (``path="auto" | "dense" | "reduced"``);
+* :class:`SymmetricPrior` and constructors — exchangeable priors at any n (no length-mⁿ pmf);
+* :func:`lift_mechanism`, :func:`sample` — the full mechanism (small N) or samples y ~ W(·|x) (any N);
+* :class:`JointTypes`, :class:`ReducedLP` — the building blocks.
+"""
+
+from .dispatch import PATHS, make_program, resolve_path
+from .programs import LIFT_LIMIT, ReducedPDDP, ReducedPDI, ReducedRPD, lift_mechanism, sample
+from .reduced_lp import ReducedLP, ReducedLPSolution
+from .symmetric_prior import (
+    SymmetricPrior,
+    as_symmetric,
+    parse_symmetric_prior,
+    symmetric_contagious,
+    symmetric_iid,
+    symmetric_mixture,
+    symmetric_uniform,
+)
+from .types import JointTypes, compositions
+
+__all__ = [
+    "LIFT_LIMIT",
+    "PATHS",
+    "JointTypes",
+    "ReducedLP",
+    "ReducedLPSolution",
+    "ReducedPDDP",
+    "ReducedPDI",
+    "ReducedRPD",
+    "SymmetricPrior",
+    "as_symmetric",
+    "compositions",
+    "lift_mechanism",
+    "make_program",
+    "parse_symmetric_prior",
+    "resolve_path",
+    "sample",
+    "symmetric_contagious",
+    "symmetric_iid",
+    "symmetric_mixture",
+    "symmetric_uniform",
+]

@@ -1,0 +1,426 @@
+r"""Orbit-reduced PD-DP, PD-I and R-PD (paper 002) for priors invariant under permuting rows.
+
+Derivation (full version in ``docs/orbit_reduction.md``).  S_n acts on pairs (x, y) by permuting the rows of
+x and y together.  For an exchangeable prior p_X(σx) = p_X(x), d(σx, σy) = d(x, y) and σ maps neighbours to
+neighbours, so the objective and every constraint of PD-DP (13)–(15), PD-I (8)–(12) (as the LP in the joint,
+notes §1) and R-PD (20)–(24) are invariant.  Averaging an optimal solution over the group keeps it feasible
+(the constraints are linear) and optimal (the objective is invariant and linear): some optimal solution is
+constant on orbits, i.e. a function of the joint type T(x, y).  Hence the LP restricted to orbit-constant
+points has the same optimum as the full LP.
+
+*Variables.*  u[T] = c(T|t)·W(y|x) = P(T(x, Y) = T | X = x) for x of type t — a conditional pmf over the
+joint types with row sums t.  Normalisation (14)/(11): Σ_{T: rows t} u[T] = 1 per x-type t.  Objective:
+Σ_t P(t(X) = t) Σ_T u[T]·(n − tr T), with the x-type probabilities P(t) (a multinomial mixture, O(1) in
+aggregate) — this is the scaling that keeps the program accurate at n = 200.
+
+*Ratio constraints.*  Moving one row of x from a to a' in a row where y is b maps T to
+T' = T − e_ab + e_a'b (and t to t' = t − e_a + e_a').  (13) for this pair reads W(y|x) ≤ e^ε W(y|x'), i.e.
+
+.. math::  u[T] \le e^{\epsilon}\,\frac{t_a}{t_{a'}+1}\,\frac{T_{a'b}+1}{T_{ab}}\,u[T'] \qquad\text{(PD-DP)},
+
+and for PD-I, p_X(x)W(y|x) ≤ e^ε p_X(x')W(y|x') gives the same with the extra factor p_X(x')/p_X(x) (one
+database each, a ratio of two mixture masses computed in logs).  The constraint of the orbit-averaged
+solution for one pair holds iff it holds for every pair of the orbit, since all of them give the same
+inequality in u.  For the uniform prior (and for R-PD, which has no prior) the larger group
+(S_m)ⁿ ⋊ S_n of row-value relabellings acts transitively on x and its orbits on pairs are the distances
+d(x, y) = l, so u becomes g[l] = P(d(x, Y) = l) (n + 1 variables) with
+g[l] ≤ e^ε (l+1)/((n−l)(m−1)) g[l+1] and g[l+1] ≤ e^ε (n−l)(m−1)/(l+1) g[l].
+
+*Certificates.*  The certificate is the toolkit's KKT check of the reduced LP.  It certifies the full LP: the
+reduced primal u lifts to a feasible full point with the same objective (W(y|x) = u[T]/c(T|t)), and a
+reduced dual lifts to a full dual of equal value (spread each ratio multiplier λ_p evenly over the pairs of
+its orbit, scaled by the Jacobian of the change of variables; stationarity of the full LP at an
+orbit-constant point is the orbit-average of reduced stationarity).  So reduced optimum = full optimum,
+which the tests also check against the dense programs for small n.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.special import gammaln
+
+from ..database import DENSE_LIMIT, DatabaseSpace
+from ..errors import InfeasibleProgramError, InvalidInputError, ShapeMismatchError
+from ..mechanism import Mechanism
+from ..priors import Prior
+from ..result import SolveResult
+from .reduced_lp import ReducedLP, ReducedLPSolution
+from .symmetric_prior import SymmetricPrior, as_symmetric
+from .types import JointTypes
+
+__all__ = [
+    "ReducedPDDP",
+    "ReducedPDI",
+    "ReducedRPD",
+    "DistanceLP",
+    "lift_mechanism",
+    "sample",
+    "LIFT_LIMIT",
+]
+
+#: Results with N = mⁿ up to this carry the lifted N×N mechanism; larger ones a type-level channel.
+LIFT_LIMIT = 1024
+
+
+def _log_distance_counts(n: int, m: int) -> np.ndarray:
+    """ln N_l = ln[C(n, l)(m−1)^l], l = 0..n."""
+    l = np.arange(n + 1, dtype=float)
+    return gammaln(n + 1.0) - gammaln(l + 1.0) - gammaln(n - l + 1.0) + l * math.log(m - 1)
+
+
+class DistanceLP:
+    """The distance-reduced LP in g[l] = P(d(x, Y) = l), l = 0..n (uniform prior, R-PD)."""
+
+    def __init__(self, n: int, m: int, *, program: str) -> None:
+        self.n, self.m = n, m
+        l = np.arange(n)
+        logN = _log_distance_counts(n, m)
+        # g[l] ≤ r N_l/N_{l+1} g[l+1]  and  g[l+1] ≤ r N_{l+1}/N_l g[l]
+        src = np.concatenate([l, l + 1])
+        dst = np.concatenate([l + 1, l])
+        lk = np.concatenate([logN[:-1] - logN[1:], logN[1:] - logN[:-1]])
+        c = np.arange(n + 1, dtype=float)
+        A = sp.csr_matrix(np.ones((1, n + 1)))
+        lvals = np.arange(n + 1, dtype=float)
+
+        def log_scale(r: float) -> np.ndarray:  # E_d: P(d = l) = N_l θ^l/(1+(m−1)θ)^n, θ = e^{−ε}
+            e = math.log(r)
+            return logN - lvals * e - n * math.log1p((m - 1) * math.exp(-e))
+
+        tight = {"tol_gap_abs": 1e-12, "tol_gap_rel": 1e-12, "tol_feas": 1e-12}
+        self.lp = ReducedLP(
+            c, A, np.ones(1), src, dst, lk, program=program, log_scale=log_scale, settings=tight
+        )
+        self.log_counts = logN
+
+
+class _Base:
+    program = ""
+
+    def __init__(self, n: int, m: int, backend: str, solver: str | None, lift_limit: int) -> None:
+        self.n, self.m = n, m
+        self.space = DatabaseSpace(n, m)
+        self.backend, self.solver, self.lift_limit = backend, solver, lift_limit
+        self.types: JointTypes | None = None
+        self.lp: ReducedLP
+
+    # -------------------------------------------------------------- results
+    def _result(self, sol: ReducedLPSolution, reduction: str, extra: dict[str, Any]) -> SolveResult:
+        u = np.clip(sol.u, 0.0, None)
+        extras: dict[str, Any] = {
+            "path": "reduced",
+            "reduction": reduction,
+            "n": self.n,
+            "m": self.m,
+            "u": u,
+            "variables": int(u.size),
+            "ratio_constraints": int(self.lp.P),
+            "build_time": float(self.lp.build_time),
+            "backend": self.backend,
+        }
+        extras.update(extra)
+        mech, p_y, post = self._mechanism(u, reduction, extras)
+        return SolveResult(
+            program=self.program,
+            status="optimal",
+            value=sol.value,
+            mechanism=mech,
+            eps=sol.eps,
+            distortion=None,
+            duals={
+                "ratio": sol.ratio_duals,
+                "normalisation": sol.eq_duals,
+                "nonnegativity": sol.nonneg_duals,
+            },
+            certificate=sol.certificate,
+            stats=sol.stats,
+            p_y=p_y,
+            posterior=post,
+            unit="rows",
+            extras=extras,
+        )
+
+    def _mechanism(self, u, reduction, extras):
+        if self.space.size <= self.lift_limit:
+            W = _lift_matrix(self.n, self.m, reduction, u, self.types)
+            mech = Mechanism.on_space(W, self.space, clean=True)
+            extras["mechanism_level"] = "database"
+            p_x = self._lifted_p_x()
+            joint = p_x[:, None] * mech.matrix
+            p_y = joint.sum(axis=0)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                post = np.where(p_y > 0, joint / np.where(p_y > 0, p_y, 1.0), 0.0)
+            return mech, p_y, post
+        extras["mechanism_level"] = "type"
+        return _type_channel(self.n, self.m, reduction, u, self.types), None, None
+
+    def _lifted_p_x(self) -> np.ndarray:
+        return np.full(self.space.size, 1.0 / self.space.size)
+
+
+class _PriorProgram(_Base):
+    """Shared construction of ReducedPDDP / ReducedPDI."""
+
+    def __init__(
+        self,
+        prior: Prior | SymmetricPrior,
+        *,
+        backend: str = "clarabel",
+        solver: str | None = None,
+        lift_limit: int = LIFT_LIMIT,
+        force_joint_types: bool = False,
+        scaling: str = "none",
+    ) -> None:
+        sym = as_symmetric(prior)
+        super().__init__(sym.n, sym.m, backend, solver, lift_limit)
+        self.prior = sym
+        self._dense_pmf = prior.pmf if isinstance(prior, Prior) else None
+        start = time.perf_counter()
+        self.reduction = "distance" if (sym.kind == "uniform" and not force_joint_types) else "joint-type"
+        if self.reduction == "distance":
+            self.lp = DistanceLP(sym.n, sym.m, program=self.program).lp
+        else:
+            J = JointTypes(sym.n, sym.m)
+            self.types = J
+            mv = J.moves
+            self.log_px_type = sym.log_type_probability(J.x_types)  # ln P(t(X) = t)
+            self.log_mass = sym.log_mass(J.x_types)  # ln p_X(x) for one x of type t
+            weight = np.exp(self.log_px_type)[J.x_index]
+            c = weight * J.distance
+            A = sp.csr_matrix(
+                (np.ones(J.size), (J.x_index, np.arange(J.size))), shape=(J.x_types.shape[0], J.size)
+            )
+            lk = self._log_kappa(mv)
+            logc, dist, n_, m_ = J.log_count_given_x, J.distance, sym.n, sym.m
+
+            def log_scale(r: float) -> np.ndarray:  # E_d: P(T | t) = c(T|t) Π K_ab^{T_ab}
+                e = math.log(r)
+                return logc - dist * e - n_ * math.log1p((m_ - 1) * math.exp(-e))
+
+            if scaling not in ("none", "ed"):
+                raise InvalidInputError(f"scaling must be 'none' or 'ed', got {scaling!r}")
+            self.lp = ReducedLP(
+                c,
+                A,
+                np.ones(A.shape[0]),
+                mv.src,
+                mv.dst,
+                lk,
+                program=self.program,
+                log_scale=log_scale if scaling == "ed" else None,
+            )
+        self.setup_time = time.perf_counter() - start
+
+    def _log_kappa(self, mv) -> np.ndarray:
+        return mv.log_kappa
+
+    def _lifted_p_x(self) -> np.ndarray:
+        if self._dense_pmf is not None:
+            return np.asarray(self._dense_pmf)
+        e = self.space.elements
+        t = np.stack([(e == a).sum(axis=1) for a in range(self.m)], axis=1)
+        return np.exp(self.prior.log_mass(t))
+
+    def _extras(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"prior": self.prior.to_dict()}
+        if self.types is not None:
+            d["x_type_probability"] = np.exp(self.log_px_type)
+        return d
+
+    def solve(self, eps: float, *, solver: str | None = None) -> SolveResult:
+        sol = self.lp.solve(eps, backend=self.backend, solver=solver or self.solver)
+        return self._result(sol, self.reduction, self._extras())
+
+
+class ReducedPDDP(_PriorProgram):
+    """PD-DP (paper 002, (13)–(15)) reduced to joint types (or distances for the uniform prior).
+
+    ``ReducedPDDP(prior).solve(eps)`` returns the same :class:`~problems.result.SolveResult` as
+    :class:`problems.programs.PDDP`; the duals and certificate refer to the reduced LP.  ``prior`` is a
+    :class:`~problems.priors.Prior` of kind uniform/iid/exchangeable or a
+    :class:`~problems.orbit.symmetric_prior.SymmetricPrior` (any n).  ``backend`` is ``"clarabel"`` (direct,
+    default) or ``"cvxpy"`` (DPP Parameter for e^ε).
+    """
+
+    program = "pd-dp"
+
+
+class ReducedPDI(_PriorProgram):
+    """PD-I (paper 002, (8)–(12), as the LP in the joint) reduced to joint types (distances if uniform).
+
+    Ratio coefficients carry the extra factor p_X(x')/p_X(x).  Infeasible for ε < ε_X (Lemma 3), computed here
+    over moves between x-types: ε_X = max |ln p_X(x') − ln p_X(x)|.
+    """
+
+    program = "pd-i"
+
+    def __init__(self, prior: Prior | SymmetricPrior, **kwargs) -> None:
+        sym = as_symmetric(prior)
+        self.eps_X = _eps_X(sym)
+        super().__init__(prior, **kwargs)
+
+    def _log_kappa(self, mv) -> np.ndarray:
+        with np.errstate(invalid="ignore"):
+            return mv.log_kappa + self.log_mass[mv.x_dst] - self.log_mass[mv.x_src]
+
+    def solve(self, eps: float, *, solver: str | None = None) -> SolveResult:
+        e = float(eps)
+        if math.isinf(self.eps_X):
+            raise InfeasibleProgramError(
+                self.program,
+                "the prior gives zero mass to some database, so ε_X = ∞ and no finite identifiability level "
+                f"ε = {e:g} is achievable",
+            )
+        if e < self.eps_X - 1e-12:
+            raise InfeasibleProgramError(
+                self.program,
+                f"ε = {e:.6g} < ε_X = {self.eps_X:.6g}: summing (8) over y forces p_X(x) ≤ e^ε p_X(x') for all "
+                "neighbours, which this prior violates (paper 002, Lemma 3)",
+            )
+        return super().solve(max(e, 0.0), solver=solver)
+
+
+class ReducedRPD(_Base):
+    """R-PD (paper 002, (20)–(24)) reduced to the distance d(x, y): n + 1 variables, optimum h(ε) (Lemma 1).
+
+    The lifted optimal joint has uniform input marginal (``extras["p_x"]`` when lifted).
+    """
+
+    program = "r-pd"
+
+    def __init__(
+        self,
+        space: DatabaseSpace,
+        *,
+        backend: str = "clarabel",
+        solver: str | None = None,
+        lift_limit: int = LIFT_LIMIT,
+    ) -> None:
+        if not isinstance(space, DatabaseSpace):
+            raise InvalidInputError(f"ReducedRPD needs a DatabaseSpace, got {type(space).__name__}")
+        super().__init__(space.n, space.m, backend, solver, lift_limit)
+        self.lp = DistanceLP(space.n, space.m, program=self.program).lp
+
+    def solve(self, eps: float, *, solver: str | None = None) -> SolveResult:
+        sol = self.lp.solve(eps, backend=self.backend, solver=solver or self.solver)
+        extra: dict[str, Any] = {}
+        if self.space.size <= self.lift_limit:
+            extra["p_x"] = self._lifted_p_x()
+        return self._result(sol, "distance", extra)
+
+
+def _eps_X(prior: SymmetricPrior) -> float:
+    """ε_X (paper 002, (16)) of a symmetric prior, over moves t → t − e_a + e_a' of x-types."""
+    from .types import compositions
+
+    if not prior.has_full_support:
+        return math.inf
+    types = compositions(prior.n, prior.m)
+    lm = prior.log_mass(types)
+    best = 0.0
+    for a in range(prior.m):
+        for a2 in range(prior.m):
+            if a2 == a:
+                continue
+            sel = types[:, a] >= 1
+            new = types[sel].copy()
+            new[:, a] -= 1
+            new[:, a2] += 1
+            best = max(best, float(np.max(np.abs(prior.log_mass(new) - lm[sel]), initial=0.0)))
+    return best
+
+
+# ---------------------------------------------------------------------- lifting and sampling
+def _lift_matrix(n: int, m: int, reduction: str, u: np.ndarray, types: JointTypes | None) -> np.ndarray:
+    space = DatabaseSpace(n, m)
+    e = space.elements
+    if reduction == "distance":
+        d = np.zeros((space.size, space.size), dtype=np.int64)
+        for k in range(n):
+            d += e[:, k][:, None] != e[:, k][None, :]
+        logN = _log_distance_counts(n, m)
+        return (u / np.exp(logN))[d]
+    J = types if types is not None else JointTypes(n, m)
+    idx = J.pair_index(e, e)
+    return (u / np.exp(J.log_count_given_x))[idx]
+
+
+def _check_result(result: SolveResult) -> tuple[int, int, str, np.ndarray]:
+    ex = result.extras
+    if ex.get("path") != "reduced" or "u" not in ex:
+        raise InvalidInputError(
+            f"expected a result of a reduced program (extras['path'] == 'reduced'), got program "
+            f"{result.program!r} with path {ex.get('path')!r}"
+        )
+    return int(ex["n"]), int(ex["m"]), str(ex["reduction"]), np.asarray(ex["u"], dtype=float)
+
+
+def lift_mechanism(result: SolveResult, *, limit: int = DENSE_LIMIT) -> Mechanism:
+    """The full N×N mechanism W(y|x) = u[T(x,y)]/c(T|t(x)) of a reduced result (N = mⁿ ≤ ``limit``)."""
+    n, m, reduction, u = _check_result(result)
+    space = DatabaseSpace(n, m)
+    space.require_dense(limit)
+    if result.extras.get("mechanism_level") == "database":
+        return result.mechanism
+    return Mechanism.on_space(_lift_matrix(n, m, reduction, u, None), space, clean=True)
+
+
+def _type_channel(n: int, m: int, reduction: str, u: np.ndarray, J: JointTypes | None) -> Mechanism:
+    """Type-level channel: P(d(x,Y) = l) (distance) or P(t(Y) = s | t(X) = t) (joint types)."""
+    if reduction == "distance":
+        g = u / u.sum()
+        return Mechanism(g[None, :], ("any x",), tuple(f"d={l}" for l in range(n + 1)))
+    assert J is not None
+    y_index = J.x_type_index(J.y_types)
+    K = J.x_types.shape[0]
+    C = sp.csr_matrix((u, (J.x_index, y_index)), shape=(K, K)).toarray()
+    C = C / C.sum(axis=1, keepdims=True)
+    labels = tuple("t=(" + ",".join(map(str, t)) + ")" for t in J.x_types)
+    return Mechanism(C, labels, labels)
+
+
+def sample(result: SolveResult, x, size: int, rng: np.random.Generator | int | None = None) -> np.ndarray:
+    """Draw ``size`` outputs y ~ W(·|x) of a reduced result without building the N×N matrix.
+
+    First the orbit is drawn — the distance l from g (distance reduction) or the joint type T from
+    u[·| t(x)] — then a uniform element of it: l uniformly chosen rows each moved to a uniformly chosen other
+    value, or, for each value a, the rows with x_k = a receive the values b in a uniformly random arrangement
+    with counts T_ab.  Returns an ``(size, n)`` integer array.
+    """
+    n, m, reduction, u = _check_result(result)
+    rng = np.random.default_rng(rng)
+    x = np.asarray(x, dtype=np.int64)
+    if x.shape != (n,) or np.any(x < 0) or np.any(x >= m):
+        raise ShapeMismatchError(f"x must be {n} values in 0..{m - 1}, got {x!r}")
+    size = int(size)
+    if reduction == "distance":
+        g = np.clip(u, 0, None)
+        l = rng.choice(n + 1, size=size, p=g / g.sum())
+        keys = rng.random((size, n))
+        ranks = np.argsort(np.argsort(keys, axis=1), axis=1)
+        change = ranks < l[:, None]
+        shift = rng.integers(1, m, size=(size, n))
+        return np.where(change, (x[None, :] + shift) % m, x[None, :])
+    J = JointTypes(n, m)
+    t = np.bincount(x, minlength=m)
+    tidx = int(J.x_type_index(t[None, :])[0])
+    cand = np.flatnonzero(J.x_index == tidx)
+    p = np.clip(u[cand], 0, None)
+    chosen = cand[rng.choice(cand.size, size=size, p=p / p.sum())]
+    T = J.T[chosen]  # (size, m, m)
+    y = np.empty((size, n), dtype=np.int64)
+    for a in range(m):
+        pos = np.flatnonzero(x == a)
+        if pos.size == 0:
+            continue
+        cum = np.cumsum(T[:, a, :], axis=1)  # (size, m)
+        slot = np.arange(pos.size)
+        labels = (slot[None, :, None] >= cum[:, None, :]).sum(axis=2)  # value b for each slot
+        perm = np.argsort(rng.random((size, pos.size)), axis=1)
+        y[:, pos] = np.take_along_axis(labels, perm, axis=1)
+    return y
