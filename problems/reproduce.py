@@ -164,21 +164,21 @@ def reproduce(
         "",
     ]
 
-    for title, section in _sections():
+    for title, section, quick_kwargs in _sections():
         progress(f"[{title}]")
         try:
-            paths = section(out, progress)
+            paths = section(out, progress, **(quick_kwargs if quick else {}))
         except Exception as exc:  # a section failing must not hide the others; say so in the report
             progress(f"  section failed: {exc!r}")
             report += [f"## {title}", "", f"**failed**: {exc!r}", ""]
             continue
         paths = [Path(p) for p in paths]
         written += paths
-        report += (
-            [f"## {title}", ""]
-            + [f"![{p.stem}]({p.name})" if p.suffix == ".png" else f"- [{p.name}]({p.name})" for p in paths]
-            + [""]
-        )
+        report += [f"## {title}", ""]
+        report += [
+            f"![{p.stem}]({p.name})" if p.suffix == ".png" else f"- [{p.name}]({p.name})" for p in paths
+        ]
+        report.append("")
 
     report.append(f"Total time: {time.perf_counter() - t0:.1f} s.")
     written.append(atomic_write_text(out / "REPORT.md", "\n".join(report) + "\n"))
@@ -186,19 +186,28 @@ def reproduce(
     return written
 
 
-def _sections() -> list[tuple[str, Callable]]:
-    """Reproduction sections of the other modules (information privacy, IPOPT, orbit reduction)."""
+def _sections() -> list[tuple[str, Callable, dict]]:
+    """Reproduction sections of the other modules, with the keyword arguments of their ``--quick`` form."""
     found = []
-    for title, module, attr in (
-        ("Information privacy", "problems.information.cli", "reproduce_section"),
-        ("Mechanism design under information privacy", "problems.design.cli", "reproduce_section"),
-        ("Curves at scale (orbit reduction)", "problems.orbit.scale_figure", "scale_figure"),
-        ("Balance function (IPOPT)", "ipopt_models", "reproduce_section"),
+    for title, module, attr, quick_kwargs in (
+        ("Information privacy", "problems.information.cli", "reproduce_section", {}),
+        (
+            "Mechanism design under information privacy",
+            "problems.design.cli",
+            "reproduce_section",
+            {"quick": True},
+        ),
+        ("Curves at scale (orbit reduction)", "problems.orbit.scale_figure", "scale_figure", {"ns": (6, 10)}),
+        ("Balance function (IPOPT)", "ipopt_models", "reproduce_section", {"points": 5}),
     ):
         try:
             mod = __import__(module, fromlist=[attr])
-        except ImportError:
-            continue
+        except ImportError as exc:
+            if module.split(".")[0] == "ipopt_models" and "casadi" in str(exc).lower():
+                continue  # the ipopt extra is not installed
+            if isinstance(exc, ModuleNotFoundError) and exc.name == module:
+                continue
+            raise
         if hasattr(mod, attr):
-            found.append((title, getattr(mod, attr)))
+            found.append((title, getattr(mod, attr), quick_kwargs))
     return found

@@ -101,7 +101,9 @@ class RatioLP:
         )
         kappa = np.ones(P) if pair_scale is None else np.asarray(pair_scale, dtype=float)
         if kappa.shape != (P,):
-            raise ShapeMismatchError(f"pair_scale must have one entry per neighbour pair ({P}), got {kappa.shape}")
+            raise ShapeMismatchError(
+                f"pair_scale must have one entry per neighbour pair ({P}), got {kappa.shape}"
+            )
         self.S2 = sp.csr_matrix(
             (np.repeat(kappa, N), (rows, (pj[:, None] * N + cols).ravel())), shape=(P * N, N * N)
         )
