@@ -74,31 +74,62 @@ def eps_tilde_iid(row_pmf) -> float:
     return eps_of_t(float(row.min()), row.size)
 
 
-def eps_tilde(prior: Prior, *, tol: float = 1e-13) -> float:
+def eps_tilde(prior: Prior, *, tol: float = 1e-14) -> float:
     """ε̃_X of a prior (see the module docstring); ``inf`` when no finite ε is feasible."""
     m = prior.m
     if prior.kind in ("uniform", "iid"):
         return eps_tilde_iid(prior.row_pmfs[0])
     coef = feasibility_polynomials(prior)  # (n+1, N), ascending powers
+    if not prior.has_full_support:
+        # near t = 0 the sign of g_x is that of its lowest non-zero coefficient
+        zero = np.flatnonzero(prior.pmf <= 0)
+        c = coef[:, zero]
+        first = np.argmax(np.abs(c) > 0, axis=0)
+        lowest = c[first, np.arange(zero.size)]
+        if np.any(lowest < 0):
+            return math.inf  # infeasible for every ε: no finite ε̃_X
     tmax = 1.0 / m
-    scale = max(1.0, float(np.abs(coef).max()))
+    floor = tol * float(prior.pmf.max())
 
     def feasible(t: float) -> bool:
-        vals = np.polynomial.polynomial.polyval(t, coef)
-        return bool(np.all(vals >= -tol * scale))
+        return bool(np.min(_direct_g(prior, t)) >= -floor)
 
+    # Candidate sign changes: real parts of the roots (clusters of multiple roots included).
     roots = _real_roots_in(coef, 0.0, tmax)
     points = np.concatenate([[0.0], roots, [tmax]])
-    t0 = 0.0
+    good, bad = 0.0, None
     for lo, hi in zip(points[:-1], points[1:]):
         if hi - lo <= 0:
             continue
-        if not feasible(0.5 * (lo + hi)):
+        for t in (lo + 0.25 * (hi - lo), 0.5 * (lo + hi), lo + 0.75 * (hi - lo)):
+            if feasible(t):
+                good = t
+            else:
+                bad = t
+                break
+        if bad is not None:
             break
-        t0 = hi
-    if t0 <= 0.0:
+    if bad is None:
+        return 0.0  # every ε > 0 is feasible (t up to 1/m)
+    if good <= 0.0:
         return math.inf
-    return eps_of_t(t0, m)  # 0 when every ε > 0 is feasible (t0 = 1/m)
+    for _ in range(200):  # bisection on the direct evaluation: the boundary to ~1e-16 in t
+        mid = 0.5 * (good + bad)
+        if mid in (good, bad):
+            break
+        if feasible(mid):
+            good = mid
+        else:
+            bad = mid
+    return eps_of_t(good, m)
+
+
+def _direct_g(prior: Prior, t: float) -> np.ndarray:
+    """g_x(t) = ((I − tJ)^{⊗n} p_X)(x), evaluated axis by axis (stable; no polynomial coefficients)."""
+    g = prior.tensor()
+    for axis in range(prior.n):
+        g = g - t * g.sum(axis=axis, keepdims=True)
+    return g
 
 
 def _real_roots_in(coef: np.ndarray, lo: float, hi: float) -> np.ndarray:
@@ -119,7 +150,8 @@ def _real_roots_in(coef: np.ndarray, lo: float, hi: float) -> np.ndarray:
         if d > 1:
             comp[:, np.arange(1, d), np.arange(d - 1)] = 1.0
         ev = np.linalg.eigvals(comp).ravel()
-        real = ev.real[np.abs(ev.imag) <= 1e-9 * np.maximum(1.0, np.abs(ev.real))]
+        # loose imaginary threshold: a multiple root splits into a complex cluster of radius ~ε^(1/k)
+        real = ev.real[np.abs(ev.imag) <= 1e-3 * np.maximum(1.0, np.abs(ev.real))]
         found.append(real[(real > lo) & (real < hi)])
     if not found:
         return np.empty(0)

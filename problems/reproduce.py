@@ -205,8 +205,8 @@ def _sections() -> list[tuple[str, Callable, dict]]:
         except ImportError as exc:
             if module.split(".")[0] == "ipopt_models" and "casadi" in str(exc).lower():
                 continue  # the ipopt extra is not installed
-            if isinstance(exc, ModuleNotFoundError) and exc.name == module:
-                continue
+            if isinstance(exc, ModuleNotFoundError) and exc.name and module.startswith(exc.name):
+                continue  # that part of the toolkit is not present
             raise
         if hasattr(mod, attr):
             found.append((title, getattr(mod, attr), quick_kwargs))
