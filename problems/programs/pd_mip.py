@@ -196,13 +196,17 @@ class PDMIP:
         W = np.clip(W_raw, 0.0, None)
         W = W / W.sum(axis=1, keepdims=True)
         value = mutual_information(W, p)
-        if self.polish:
-            polished = _polish(p, self.d, D, lam, p @ W)
-            if polished is not None and mutual_information(polished, p) < value:
-                W, value = polished, mutual_information(polished, p)
         q = p @ W
-        exp_d = float(np.sum(p[:, None] * W * self.d))
         bound, M, lam_cert = _best_bound(p, self.d, q, lam, D)
+        if self.polish:
+            polished = _polish(p, self.d, D, lam, q)
+            if polished is not None:
+                # keep the polished point if it certifies a smaller gap (both are feasible)
+                value_p, q_p = mutual_information(polished, p), p @ polished
+                bound_p, M_p, lam_p = _best_bound(p, self.d, q_p, lam, D)
+                if value_p - bound_p < value - bound:
+                    W, value, q, bound, M, lam_cert = polished, value_p, q_p, bound_p, M_p, lam_p
+        exp_d = float(np.sum(p[:, None] * W * self.d))
         primal = max(  # of the returned (cleaned or polished) mechanism
             float(np.max(np.abs(W.sum(axis=1) - 1.0))),
             float(np.max(-W, initial=0.0)),
