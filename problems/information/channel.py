@@ -23,7 +23,7 @@ import numpy as np
 
 from ..errors import InvalidChannelError, InvalidInputError, ShapeMismatchError
 
-__all__ = ["PrivacyChannel", "validate_channel_array", "load_channel", "ROW_SUM_TOLERANCE"]
+__all__ = ["PrivacyChannel", "as_channel", "validate_channel_array", "load_channel", "ROW_SUM_TOLERANCE"]
 
 ROW_SUM_TOLERANCE = 1e-9
 
@@ -197,6 +197,11 @@ def load_channel(path: str | Path) -> PrivacyChannel:
     except (ValueError, OSError) as exc:
         raise InvalidChannelError(f"cannot read {str(p)!r} as a .npy array: {exc}") from exc
     return PrivacyChannel(arr)
+
+
+def as_channel(channel) -> PrivacyChannel:
+    """``channel`` itself if it is a :class:`PrivacyChannel`, else one built (and validated) from the array."""
+    return channel if isinstance(channel, PrivacyChannel) else PrivacyChannel(np.asarray(channel))
 
 
 def _check_sizes(record_sizes: Sequence[int]) -> list[int]:

@@ -26,7 +26,7 @@ import numpy as np
 from ..errors import InvalidInputError, ShapeMismatchError
 from .basic_channels import binary_entropy
 from .capacity import DEFAULT_GAP, blahut_arimoto_batch
-from .channel import PrivacyChannel
+from .channel import PrivacyChannel, as_channel
 from .individual_capacity import IndividualCapacityResult, _assemble, individual_capacity
 from .vertex import DEFAULT_MAX_VERTICES, vertex_search
 
@@ -40,10 +40,6 @@ __all__ = [
     "ParallelCompositionExample",
     "parallel_composition_example",
 ]
-
-
-def _ch(channel) -> PrivacyChannel:
-    return channel if isinstance(channel, PrivacyChannel) else PrivacyChannel(np.asarray(channel))
 
 
 def group_capacity(
@@ -60,7 +56,7 @@ def group_capacity(
     over :math:`x_I`.
     """
     start = time.perf_counter()
-    ch = _ch(channel)
+    ch = as_channel(channel)
     if not (isinstance(k, (int, np.integer)) and 1 <= int(k) <= ch.n):
         raise InvalidInputError(
             f"group size k must be an integer in [1, {ch.n}] (number of individuals), got {k!r}"
@@ -75,7 +71,7 @@ def compose_independent(*channels: PrivacyChannel | np.ndarray) -> PrivacyChanne
 
     The composite output :math:`(y^1,\dots,y^m)` is flattened in product order (last channel fastest).
     """
-    chs = [_ch(c) for c in channels]
+    chs = [as_channel(c) for c in channels]
     if not chs:
         raise InvalidInputError("compose_independent needs at least one channel")
     sizes = chs[0].record_sizes
@@ -128,7 +124,7 @@ def general_composition_channel(
     Individual :math:`i` owns the record :math:`(x_i^1, x_i^2)`, encoded as ``x_i^1 * |X_i^2| + x_i^2``; the
     output :math:`(y^1, y^2)` is encoded as ``y^1 * |Y^2| + y^2``.
     """
-    a, b = _ch(ch1), _ch(ch2)
+    a, b = as_channel(ch1), as_channel(ch2)
     if a.n != b.n:
         raise ShapeMismatchError(f"both datasets need the same number of individuals, got {a.n} and {b.n}")
     n = a.n
@@ -151,7 +147,7 @@ def cross_capacity(
     :math:`M=p(y^1|x^1)`.  Adding rows never lowers capacity, so it suffices to take all subsets of
     :math:`\min(k_i, L)` distinct rows (:math:`L` = number of distinct rows of :math:`M`).
     """
-    a = _ch(ch1)
+    a = as_channel(ch1)
     ks = [int(k) for k in record_sizes2]
     if not ks or any(k < 1 for k in ks):
         raise InvalidInputError(

@@ -30,7 +30,7 @@ import numpy as np
 
 from ..errors import InvalidInputError, InvalidPriorError, ShapeMismatchError
 from .basic_channels import _check_eps
-from .channel import PrivacyChannel
+from .channel import PrivacyChannel, as_channel
 
 __all__ = [
     "DependentPrivacyReport",
@@ -43,10 +43,6 @@ __all__ = [
     "Theorem2Bound",
     "theorem2_bound",
 ]
-
-
-def _ch(channel) -> PrivacyChannel:
-    return channel if isinstance(channel, PrivacyChannel) else PrivacyChannel(np.asarray(channel))
 
 
 def _prior(ch: PrivacyChannel, prior) -> np.ndarray:
@@ -69,7 +65,7 @@ def _joint_i(ch: PrivacyChannel, p: np.ndarray, i: int) -> np.ndarray:
 def information_privacy_ratios(channel: PrivacyChannel | np.ndarray, prior: np.ndarray) -> list[np.ndarray]:
     r"""For each individual, the matrix :math:`\log\frac{\Pr[X_i=x_i,Y=r]}{\Pr[X_i=x_i]\Pr[Y=r]}` (paper 001 (9));
     ``-inf`` where the joint is 0, ``nan`` where :math:`\Pr[X_i=x_i]` or :math:`\Pr[Y=r]` is 0."""
-    ch = _ch(channel)
+    ch = as_channel(channel)
     p = _prior(ch, prior)
     out = []
     for i in range(ch.n):
@@ -119,7 +115,7 @@ def dependent_privacy_report(
     channel: PrivacyChannel | np.ndarray, prior: np.ndarray
 ) -> DependentPrivacyReport:
     """All privacy levels of paper 001 §III for ``channel`` under the joint ``prior`` (shape ``record_sizes``)."""
-    ch = _ch(channel)
+    ch = as_channel(channel)
     p = _prior(ch, prior)
     W = ch.array
     n = ch.n

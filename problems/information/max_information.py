@@ -24,7 +24,7 @@ import numpy as np
 from scipy.optimize import minimize
 
 from ..errors import InvalidPriorError, ShapeMismatchError
-from .channel import PrivacyChannel
+from .channel import PrivacyChannel, as_channel
 
 __all__ = [
     "dp_level",
@@ -36,10 +36,6 @@ __all__ = [
     "optimise_max_information_independent",
     "product_prior",
 ]
-
-
-def _ch(channel) -> PrivacyChannel:
-    return channel if isinstance(channel, PrivacyChannel) else PrivacyChannel(np.asarray(channel))
 
 
 @dataclass(frozen=True)
@@ -66,7 +62,7 @@ class DPWitness:
 def dp_witness(channel: PrivacyChannel | np.ndarray) -> DPWitness:
     r"""The DP level :math:`\epsilon_{DP}` (Def. 10, eq. (7)) with a maximising neighbour pair (``inf`` if some
     :math:`p(y|x)>0=p(y|x')`).  Vectorised: for each axis :math:`i`, :math:`\log\max_{x_i}W - \log\min_{x_i}W`."""
-    ch = _ch(channel)
+    ch = as_channel(channel)
     W = ch.array
     best = (-np.inf, 0, (), (), 0)
     for i in range(ch.n):
@@ -108,7 +104,7 @@ def max_information(channel: PrivacyChannel | np.ndarray, prior: np.ndarray) -> 
 
     Returns an array of length ``n`` (nats).
     """
-    ch = _ch(channel)
+    ch = as_channel(channel)
     p = _check_prior(ch, prior)
     W = ch.array
     py = np.tensordot(p, W, axes=ch.n)  # p(y)
@@ -161,7 +157,7 @@ def max_information_independent(
     channel: PrivacyChannel | np.ndarray, deltas: tuple[float, ...] = (1e-1, 1e-2, 1e-4, 1e-6, 1e-8)
 ) -> MaxInformationResult:
     r""":math:`C_{1,\infty}^{\mathbb P_{ind}}` (Definition 8 with (6)) via the tight chain of Theorem 1's proof."""
-    ch = _ch(channel)
+    ch = as_channel(channel)
     w = dp_witness(ch)
     i = w.individual
     seq = []
@@ -190,7 +186,7 @@ def optimise_max_information_independent(
     starts).  The value never exceeds :func:`dp_level` and approaches it as ``scale`` grows (the supremum sits on
     the boundary of the simplex).
     """
-    ch = _ch(channel)
+    ch = as_channel(channel)
     sizes = ch.record_sizes
     splits = np.cumsum(sizes)[:-1]
     rng = np.random.default_rng(seed)
