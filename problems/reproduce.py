@@ -196,7 +196,7 @@ def _sections() -> list[tuple[str, Callable, dict]]:
             "Mechanism design under information privacy",
             "problems.design.cli",
             "reproduce_section",
-            {"quick": True},
+            {},
         ),
         ("Curves at scale (orbit reduction)", "problems.orbit.scale_figure", "scale_figure", {"ns": (6, 10)}),
         ("Balance function (IPOPT)", "ipopt_models", "reproduce_section", {"points": 5}),
