@@ -8,8 +8,10 @@ grows with ε) and continuous on the feasible range.  We solve :math:`g(\epsilon
 * the derivative comes free with every solve, by the envelope theorem for the parametric LP
   :math:`\min\{c^\top z : Az=b,\ (S_1 - e^\epsilon S_2)z \le 0,\ z\ge 0\}`:
   :math:`dD^*/d\epsilon = -e^\epsilon \sum_k \lambda_k (S_2 z)_k` (one-sided where the active set changes);
-* a bracket :math:`[a, b]` with :math:`g(a) > 0 \ge g(b)` is kept; a Newton step that leaves the bracket
-  is replaced by bisection, so convergence is guaranteed and typically takes 2–4 solves;
+* a bracket :math:`[a, b]` with :math:`g(a) > 0 \ge g(b)` is kept (seeded from earlier solves when a curve
+  shares its cache); as in Numerical Recipes' *rtsafe*, a Newton step that leaves the bracket, or that does
+  not shrink at least half as fast as the step before, is replaced by bisection, so convergence is
+  guaranteed and typically takes 1–4 solves;
 * the start is Theorem 1's upper bound (h⁻¹(D) for PD-DP, whose exponential mechanism E_d attains h(ε)),
   where for PD-I with D ≤ h(ε̃_X) the answer is reached on the first solve.
 
@@ -93,40 +95,44 @@ def privacy_for_distortion(
         return value - D, slope, res
 
     # ε* ≥ eps_min always; at eps_min the answer may already be reached.
-    g_a, slope_a, res_min = evaluate(eps_min)
+    g_a, _, res_min = evaluate(eps_min)
     if g_a <= tol:
         return InverseResult(name, D, eps_min, (eps_min, eps_min), solves, res_min)
+    # Tightest bracket known from earlier solves (a curve shares them): g(a) > 0 ≥ g(b).
     a, b = eps_min, math.inf
-    g_b = -math.inf
     best: tuple[float, SolveResult] | None = None
-    eps = max(float(h_inv(D, n, m)), eps_min)
-    if eps <= a:
-        eps = a - g_a / slope_a if slope_a < 0 else a + 1.0
-    widths = [math.inf, math.inf]
+    for e, (value, _, res) in store.items():
+        if value - D > 0 and e > a:
+            a = e
+        elif value - D <= 0 and e < b:
+            b, best = e, (e, res)
+    # Start: Theorem 1's bound h⁻¹(D) (exact for PD-I below h(ε̃_X); an upper bound for PD-DP).
+    eps = max(float(h_inv(D, n, m)), a)
+    if not a < eps < b:
+        eps = 0.5 * (a + b) if math.isfinite(b) else max(2 * a, a + 1.0)
+    step_old = math.inf if math.isinf(b) else b - a
+    step = step_old
     while solves < max_solves:
         g, slope, res = evaluate(eps)
         if abs(g) <= tol:
             return InverseResult(name, D, eps, (a, min(b, eps)), solves, res)
         if g > 0:
-            a, g_a, slope_a = eps, g, slope
+            a = eps
         else:
-            b, g_b, best = eps, g, (eps, res)
+            b, best = eps, (eps, res)
         if b - a <= tol:
             break
+        # rtsafe (Newton–bisection): Newton while it stays in the bracket and the steps shrink fast enough
         newton = eps - g / slope if slope < 0 else math.nan
-        if math.isinf(b):  # no upper end yet: Newton to the right, or double
+        if math.isinf(b):
             eps = newton if newton > a else max(2 * a, a + 1.0)
             continue
-        widths = [widths[1], b - a]
-        shrinking = widths[1] < 0.5 * widths[0]  # the last step at least halved the bracket
-        secant = a - g_a * (b - a) / (g_b - g_a)
-        margin = 1e-3 * (b - a)
-        if shrinking and a + margin < newton < b - margin:
+        if not (a < newton < b) or abs(2 * g) > abs(step_old * slope):
+            step_old, step = step, 0.5 * (b - a)
+            eps = a + step
+        else:
+            step_old, step = step, abs(newton - eps)
             eps = newton
-        elif shrinking and a + margin < secant < b - margin:
-            eps = secant
-        else:  # stalled (e.g. Newton across a kink of D*): bisect
-            eps = 0.5 * (a + b)
     if best is None:
         raise InfeasibleProgramError(
             name, f"no ε ≤ {eps:g} reaches distortion {D:g} within {max_solves} solves"
