@@ -2,34 +2,40 @@
 
 Run: ``/work/venv/bin/python benchmarks/bench_orbit.py [--quick] [--skip-n200]``.  Prints a markdown table and
 writes ``benchmarks/results/orbit.json``.  Prior: i.i.d. (0.3, 0.7) for m = 2, (0.2, 0.3, 0.5) for m = 3;
-ε = 1.  Times are wall-clock seconds of build (enumeration + sparse matrices) and solve (Clarabel).
+ε = 1.  Times are wall-clock seconds of build (enumeration + sparse matrices) and solve (Clarabel), plus the
+process CPU seconds of the solve (more stable than wall time on a shared machine); the load average is
+recorded with the results.  ``program`` is PD-DP unless the path is ``reduced-pdi``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import time
 from pathlib import Path
 
 from problems.database import DatabaseSpace
-from problems.orbit import ReducedPDDP, symmetric_iid
+from problems.orbit import ReducedPDDP, ReducedPDI, symmetric_iid
 from problems.priors import iid
 from problems.programs import PDDP
 
 ROWS = {2: [0.3, 0.7], 3: [0.2, 0.3, 0.5]}
 
 
-def run_reduced(n: int, m: int, eps: float) -> dict:
+def run_reduced(n: int, m: int, eps: float, cls=ReducedPDDP, path: str = "reduced") -> dict:
     t0 = time.perf_counter()
-    prog = ReducedPDDP(symmetric_iid(n, ROWS[m]))
+    prog = cls(symmetric_iid(n, ROWS[m]))
     build = time.perf_counter() - t0
     t1 = time.perf_counter()
+    c1 = time.process_time()
     res = prog.solve(eps)
     solve = time.perf_counter() - t1
+    cpu = time.process_time() - c1
     return {
-        "path": "reduced",
+        "path": path,
+        "program": res.program,
         "n": n,
         "m": m,
         "eps": eps,
@@ -37,6 +43,7 @@ def run_reduced(n: int, m: int, eps: float) -> dict:
         "ratio_constraints": res.extras["ratio_constraints"],
         "build_s": build,
         "solve_s": solve,
+        "solve_cpu_s": cpu,
         "iterations": res.stats.iterations,
         "status": res.stats.attempts[-1][1],
         "value": res.value,
@@ -49,11 +56,14 @@ def run_dense(n: int, m: int, eps: float) -> dict:
     prog = PDDP(iid(DatabaseSpace(n, m), ROWS[m]))
     build = time.perf_counter() - t0
     t1 = time.perf_counter()
+    c1 = time.process_time()
     res = prog.solve(eps)
     solve = time.perf_counter() - t1
+    cpu = time.process_time() - c1
     N = m**n
     return {
         "path": "dense",
+        "program": res.program,
         "n": n,
         "m": m,
         "eps": eps,
@@ -61,19 +71,20 @@ def run_dense(n: int, m: int, eps: float) -> dict:
         "ratio_constraints": int(N * n * (m - 1) * N),
         "build_s": build,
         "solve_s": solve,
+        "solve_cpu_s": cpu,
         "iterations": res.stats.iterations,
         "status": res.stats.attempts[-1][1],
         "value": res.value,
         "certificate_max_residual": res.certificate.max_residual,
+        "load_average": os.getloadavg(),
     }
 
 
 def _write(path: str, rows: list[dict]) -> Path:
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(
-        json.dumps({"machine": platform.platform(), "prior_rows": ROWS, "results": rows}, indent=2)
-    )
+    meta = {"machine": platform.platform(), "cpus": os.cpu_count(), "prior_rows": ROWS}
+    out.write_text(json.dumps({**meta, "results": rows}, indent=2))
     return out
 
 
@@ -93,12 +104,24 @@ def main() -> None:
         ("reduced", 4, 3),
     ]
     if not args.quick:
-        cases += [("reduced", 50, 2), ("reduced", 100, 2), ("reduced", 8, 3), ("reduced", 10, 3)]
+        cases += [
+            ("reduced", 50, 2),
+            ("reduced-pdi", 50, 2),
+            ("reduced", 100, 2),
+            ("reduced", 8, 3),
+            ("reduced", 10, 3),
+        ]
         if not args.skip_n200:
             cases += [("reduced", 200, 2)]
     rows = []
     for path, n, m in cases:
-        row = (run_dense if path == "dense" else run_reduced)(n, m, eps)
+        if path == "dense":
+            row = run_dense(n, m, eps)
+        elif path == "reduced-pdi":
+            row = run_reduced(n, m, eps, ReducedPDI, path)
+        else:
+            row = run_reduced(n, m, eps)
+        row["load_average"] = os.getloadavg()
         rows.append(row)
         _write(args.out, rows)  # after every case, so a long run leaves partial results
         print(
@@ -106,17 +129,16 @@ def main() -> None:
             f"{row['iterations']} | {row['status']} | {row['value']:.10f} | {row['certificate_max_residual']:.1e} |",
             flush=True,
         )
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(
-        json.dumps({"machine": platform.platform(), "prior_rows": ROWS, "results": rows}, indent=2)
+    out = _write(args.out, rows)
+    print(
+        "\n| path | n | m | variables | build s | solve s (cpu) | iters | status | D*(1) | max KKT residual |"
     )
-    print("\n| path | n | m | variables | build s | solve s | iters | status | D*(1) | max KKT residual |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         print(
-            f"| {r['path']} | {r['n']} | {r['m']} | {r['variables']} | {r['build_s']:.2f} | {r['solve_s']:.2f} | "
-            f"{r['iterations']} | {r['status']} | {r['value']:.10f} | {r['certificate_max_residual']:.1e} |"
+            f"| {r['path']} | {r['n']} | {r['m']} | {r['variables']} | {r['build_s']:.2f} | {r['solve_s']:.2f} "
+            f"({r['solve_cpu_s']:.2f}) | {r['iterations']} | {r['status']} | {r['value']:.10f} | "
+            f"{r['certificate_max_residual']:.1e} |"
         )
     print(f"\nwrote {out}")
 

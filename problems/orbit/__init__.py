@@ -6,10 +6,12 @@ See ``docs/orbit_reduction.md`` for the derivation.  Public API:
 * :func:`make_program` — dense/reduced dispatcher (``path="auto" | "dense" | "reduced"``);
 * :class:`SymmetricPrior` and constructors — exchangeable priors at any n (no length-mⁿ pmf);
 * :func:`lift_mechanism`, :func:`sample` — the full mechanism (small N) or samples y ~ W(·|x) (any N);
+* :func:`lifted_certificate` — the reduced primal–dual pair lifted to the dense LP and certified there;
 * :class:`JointTypes`, :class:`ReducedLP` — the building blocks.
 """
 
 from .dispatch import PATHS, make_program, resolve_path
+from .lift_dual import lift_duals, lifted_certificate
 from .programs import LIFT_LIMIT, ReducedPDDP, ReducedPDI, ReducedRPD, lift_mechanism, sample
 from .reduced_lp import ReducedLP, ReducedLPSolution
 from .symmetric_prior import (
@@ -35,7 +37,9 @@ __all__ = [
     "SymmetricPrior",
     "as_symmetric",
     "compositions",
+    "lift_duals",
     "lift_mechanism",
+    "lifted_certificate",
     "make_program",
     "parse_symmetric_prior",
     "resolve_path",

@@ -1,13 +1,24 @@
 r"""ε*_d(D)/n and ε*_i(D)/n against D/n at several n, with h⁻¹ (paper 002, Theorem 1, (17)–(19)).
 
-ε*(D) = min{ε : D*(ε) ≤ D} is the inverse of the non-increasing D*(ε).  Each point is computed exactly:
-for a grid of distortion levels D = δ·n, Brent's method (:func:`scipy.optimize.brentq`) finds the ε with
-D*(ε) = D, re-solving the reduced LP (only e^ε changes).  For PD-I the search starts at ε_X (below it PD-I
-is infeasible, Lemma 3); where D*_i(ε_X) ≤ D already, ε*_i(D) = ε_X.  Where D*_d(0) ≤ D, ε*_d(D) = 0.
+ε*(D) = min{ε : D*(ε) ≤ D} is the inverse of the non-increasing D*(ε).  Each point is computed exactly, by a
+safeguarded Newton iteration on f(ε) = D*(ε) − D that re-solves the reduced LP (only e^ε changes):
 
-The prior is i.i.d. with row pmf ``row`` (default (0.3, 0.7)).  The m = 2, n = 200 joint-type LP has
-1.37 million variables and takes minutes per solve, so ``ns`` containing 200 makes this a long run;
-``xtol`` and ``levels`` bound the number of solves.
+* the derivative is the envelope theorem on the reduced LP: for the rows σ_p(u_s − e^ε κ_p u_d) ≤ 0 with
+  multipliers λ_p, dD*/dε = −e^ε Σ_p λ_p σ_p κ_p u_{d_p} (one-sided where the active set changes; the
+  bracket below makes that harmless);
+* a bracket [lo, hi] with f(lo) > 0 ≥ f(hi) is kept; a Newton step leaving it is replaced by bisection;
+* the start is h⁻¹(D) (clipped to the bracket): by Theorem 1 D*_d ≤ h ≤ D*_i, and where the curves coincide
+  with h⁻¹ the first solve already satisfies |f| ≤ ``ftol`` (one LP per point).
+
+Stopping: |f(ε)| ≤ ``ftol`` or bracket width ≤ ``xtol``.  For PD-I the search starts at ε_X (below it PD-I is
+infeasible, Lemma 3); where D*_i(ε_X) ≤ D already, ε*_i(D) = ε_X.  Where D*_d(0) ≤ D, ε*_d(D) = 0.
+
+The prior is i.i.d. with row pmf ``row`` (default (0.3, 0.7)), so D*_d(0) = 0.3·n (output the all-ones
+database).  Measured (n = 10, 50): ε*_d = ε*_i = h⁻¹ for D/n < 0.3 (to 1e-6), while for D/n ≥ 0.3
+ε*_d = 0 and ε*_i = ε_X = ln(7/3) but h⁻¹(D) > 0 until D/n = 1/2 (note h(ε_X) = 0.3·n): the default
+levels straddle D/n = 0.3.  Cost: a few LP solves per point; the m = 2 joint-type LP has C(n+3, 3) variables
+(23 426 at n = 50: ~2.5 s per solve; 1.37 M at n = 200: ~12 CPU min per solve, hours per figure), see
+``docs/orbit_reduction.md`` §7 for measured times.
 """
 
 from __future__ import annotations
@@ -18,49 +29,107 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
-from scipy.optimize import brentq
 
 from ..closed_forms import h_inv
 from ..errors import InfeasibleProgramError
 from .programs import ReducedPDDP, ReducedPDI
 from .symmetric_prior import symmetric_iid
 
-__all__ = ["scale_figure", "eps_star_curve"]
+__all__ = ["scale_figure", "eps_star_curve", "main", "DEFAULT_NS", "DEFAULT_LEVELS"]
+
+#: n values of the default figure (each n costs a few dozen LP solves; see the module docstring).
+DEFAULT_NS: tuple[int, ...] = (10, 50)
+
+#: Default distortion levels D/n.  For the row (0.3, 0.7) the three curves coincide below D/n = 0.3 = min π
+#: and separate above it (ε*_d = 0, ε*_i = ε_X, h⁻¹ > 0 up to D/n = 1/2); levels straddle that point.
+DEFAULT_LEVELS: tuple[float, ...] = (0.05, 0.1, 0.15, 0.2, 0.25, 0.28, 0.295, 0.305, 0.32, 0.36, 0.4, 0.45)
+
+
+def _value_and_slope(prog, eps: float) -> tuple[float, float]:
+    """D*(ε) and dD*/dε (envelope theorem on the reduced LP; NaN if the LP was solved rescaled)."""
+    res = prog.solve(eps)
+    lp = prog.lp
+    if lp.log_scale is not None:
+        return res.value, math.nan
+    u = np.asarray(res.extras["u"], dtype=float)
+    lam = np.asarray(res.duals["ratio"], dtype=float)
+    slope = -math.exp(res.eps) * float(lam @ (lp.S2k @ u))
+    return res.value, slope
 
 
 def eps_star_curve(
-    prog, n: int, levels: Sequence[float], *, eps_min: float = 0.0, eps_max: float = 12.0, xtol: float = 1e-4
+    prog,
+    n: int,
+    levels: Sequence[float],
+    *,
+    eps_min: float = 0.0,
+    eps_max: float = 12.0,
+    xtol: float = 1e-6,
+    ftol: float = 1e-6,
+    m: int = 2,
+    counter: list[int] | None = None,
 ) -> list[float]:
-    """ε*(δn) for each δ in ``levels`` by Brent's method on D*(ε) − δn (NaN if D*(eps_max) > δn)."""
-    cache: dict[float, float] = {}
+    """ε*(δn) for each δ in ``levels`` (NaN if D*(eps_max) > δn); see the module docstring for the method."""
+    cache: dict[float, tuple[float, float]] = {}
 
-    def D(eps: float) -> float:
+    def F(eps: float) -> tuple[float, float]:
         if eps not in cache:
-            cache[eps] = prog.solve(eps).value
+            cache[eps] = _value_and_slope(prog, eps)
+            if counter is not None:
+                counter[0] += 1
         return cache[eps]
 
     out = []
     for delta in levels:
         target = delta * n
-        if D(eps_min) <= target:
+        if F(eps_min)[0] <= target + ftol:
             out.append(eps_min)
-        elif D(eps_max) > target:
+            continue
+        lo, hi = eps_min, eps_max
+        # tighten the bracket with points already solved
+        for e, (v, _) in cache.items():
+            if v - target > 0:
+                lo = max(lo, e)
+            else:
+                hi = min(hi, e)
+        if hi == eps_max and F(eps_max)[0] - target > 0:
             out.append(math.nan)
-        else:
-            out.append(brentq(lambda e, t=target: D(e) - t, eps_min, eps_max, xtol=xtol))
+            continue
+        x = float(h_inv(target, n, m))
+        x = min(max(x, lo), hi)
+        result = math.nan
+        for _ in range(60):
+            v, g = F(x)
+            f = v - target
+            if abs(f) <= ftol:
+                result = x
+                break
+            if f > 0:
+                lo = x
+            else:
+                hi = x
+            if hi - lo <= xtol:
+                result = hi
+                break
+            step = x - f / g if (math.isfinite(g) and g < 0) else math.nan
+            x = step if (math.isfinite(step) and lo < step < hi) else 0.5 * (lo + hi)
+        out.append(result)
     return out
 
 
 def scale_figure(
     out_dir: str | Path,
     progress: Callable[[str], object] = print,
-    ns: Sequence[int] = (10, 50, 200),
+    ns: Sequence[int] = DEFAULT_NS,
     *,
     row: Sequence[float] = (0.3, 0.7),
-    levels: Sequence[float] = (0.05, 0.1, 0.15, 0.2, 0.25),
-    xtol: float = 1e-4,
+    levels: Sequence[float] = DEFAULT_LEVELS,
+    xtol: float = 1e-6,
 ) -> list[Path]:
-    """Write ``orbit_scale.png``, ``orbit_scale.svg`` and ``orbit_scale.csv`` to ``out_dir``; return the paths."""
+    """Write ``orbit_scale.png``, ``orbit_scale.svg`` and ``orbit_scale.csv`` to ``out_dir``; return the paths.
+
+    The CSV has one row per (n, program, D/n) with ε*, ε*/n, h⁻¹(D)/n and the number of LP solves used.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
@@ -75,19 +144,30 @@ def scale_figure(
             progress(f"n = {n}: building reduced PD-{name.upper()}")
             prog = cls(prior)
             lo = getattr(prog, "eps_X", 0.0)
+            counter = [0]
             try:
-                eps = eps_star_curve(prog, n, levels, eps_min=lo, xtol=xtol)
+                eps = eps_star_curve(prog, n, levels, eps_min=lo, xtol=xtol, counter=counter)
             except InfeasibleProgramError as exc:  # pragma: no cover - defensive
                 progress(f"  skipped: {exc}")
                 continue
             for delta, e in zip(levels, eps):
                 rows.append(
-                    {"n": n, "program": f"pd-{name}", "D_over_n": delta, "eps_star": e, "eps_over_n": e / n}
+                    {
+                        "n": n,
+                        "program": f"pd-{name}",
+                        "D_over_n": delta,
+                        "eps_star": e,
+                        "eps_over_n": e / n,
+                        "h_inv_over_n": float(h_inv(delta * n, n, 2)) / n,
+                    }
                 )
-                progress(f"  D/n = {delta:.3f}: ε* = {e:.6g}")
+                progress(f"  D/n = {delta:.3f}: ε* = {e:.6g} (h⁻¹ = {float(h_inv(delta * n, n, 2)):.6g})")
+            progress(f"  {counter[0]} LP solves")
     csv_path = out / "orbit_scale.csv"
     with csv_path.open("w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=["n", "program", "D_over_n", "eps_star", "eps_over_n"])
+        w = csv.DictWriter(
+            fh, fieldnames=["n", "program", "D_over_n", "eps_star", "eps_over_n", "h_inv_over_n"]
+        )
         w.writeheader()
         w.writerows(rows)
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
@@ -113,3 +193,19 @@ def scale_figure(
         paths.append(p)
     plt.close(fig)
     return paths
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """``python -m problems.orbit.scale_figure OUT [--ns 10 50 200]`` (n = 200 takes hours: ≈ 18 LP solves of ~12 CPU min)."""
+    import argparse
+
+    ap = argparse.ArgumentParser(description="ε*(D)/n against D/n for PD-DP and PD-I (orbit-reduced LPs)")
+    ap.add_argument("out", help="output directory")
+    ap.add_argument("--ns", type=int, nargs="+", default=list(DEFAULT_NS))
+    args = ap.parse_args(argv)
+    for p in scale_figure(args.out, lambda s: print(s, flush=True), ns=tuple(args.ns)):
+        print(f"wrote {p}")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

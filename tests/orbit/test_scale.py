@@ -57,3 +57,42 @@ def test_pd_dp_n50_m2():
     res = ReducedPDDP(symmetric_iid(50, [0.3, 0.7])).solve(1.0)
     assert res.certificate.max_residual <= 1e-7
     assert res.value <= h(1.0, 50, 2) + 1e-7
+
+
+def test_eps_star_curve_newton_n10():
+    """ε*(D) by safeguarded Newton: = h⁻¹(D) below D/n = 0.3 (row (0.3, 0.7)), 0 / ε_X above (PD-DP / PD-I)."""
+    from problems.closed_forms import h_inv
+    from problems.orbit.scale_figure import eps_star_curve
+
+    n = 10
+    prior = symmetric_iid(n, [0.3, 0.7])
+    levels = (0.1, 0.2, 0.28, 0.32, 0.4)
+    dp, pi = ReducedPDDP(prior), ReducedPDI(prior)
+    count = [0]
+    ed = eps_star_curve(dp, n, levels, counter=count)
+    ei = eps_star_curve(pi, n, levels, eps_min=pi.eps_X)
+    for d, a, b in zip(levels, ed, ei):
+        if d < 0.3:
+            assert a == pytest.approx(h_inv(d * n, n, 2), abs=1e-5)
+            assert b == pytest.approx(h_inv(d * n, n, 2), abs=1e-5)
+            assert dp.solve(a).value == pytest.approx(d * n, abs=1e-5)
+        else:
+            assert a == 0.0
+            assert b == pytest.approx(np.log(7 / 3), abs=1e-12)
+    assert count[0] <= 3 * len(levels)
+
+
+def test_implied_nonneg_detected_and_certified():
+    prog = ReducedPDDP(symmetric_iid(8, [0.3, 0.7]))
+    assert prog.lp.nonneg_implied
+    res = prog.solve(1.0)  # solved without the rows u ≥ 0; certificate is for the LP with them
+    assert res.certificate.max_residual <= 1e-7
+    assert np.all(res.duals["nonnegativity"] == 0)
+    assert ReducedPDI(symmetric_iid(8, [0.3, 0.7])).lp.nonneg_implied
+
+
+@pytest.mark.slow
+def test_pd_dp_m3_n10():
+    res = ReducedPDDP(symmetric_iid(10, [0.2, 0.3, 0.5])).solve(1.0)
+    assert res.certificate.max_residual <= 1e-7
+    assert res.value <= h(1.0, 10, 3) + 1e-7
