@@ -39,10 +39,15 @@ import scipy.sparse as sp
 from ..certificate import Certificate, lp_certificate
 from ..closed_forms import check_eps
 from ..database import DatabaseSpace
-from ..errors import ShapeMismatchError
+from ..errors import InvalidInputError, ShapeMismatchError, SolverFailedError
 from ..solver import SolverStats, solve_with_fallback
 
-__all__ = ["RatioLP", "RatioLPSolution"]
+__all__ = ["RatioLP", "RatioLPSolution", "STRUCTURED_MIN_N", "STRUCTURED_ACCEPT"]
+
+#: ``method="auto"`` uses the structured interior-point method from this many databases on.
+STRUCTURED_MIN_N = 128
+#: largest KKT measure accepted from the structured method before retrying with CVXPY.
+STRUCTURED_ACCEPT = 1e-7
 
 
 @dataclass(frozen=True)
@@ -104,6 +109,8 @@ class RatioLP:
             raise ShapeMismatchError(
                 f"pair_scale must have one entry per neighbour pair ({P}), got {kappa.shape}"
             )
+        self.kappa = kappa
+        self.row_mass = None if row_mass is None else np.asarray(row_mass, dtype=float)
         self.S2 = sp.csr_matrix(
             (np.repeat(kappa, N), (rows, (pj[:, None] * N + cols).ravel())), shape=(P * N, N * N)
         )
@@ -132,10 +139,39 @@ class RatioLP:
         *,
         solver: str | None = None,
         infeasible_reason: Callable[[], str] | None = None,
+        method: str = "auto",
     ) -> RatioLPSolution:
-        """Solve at privacy level ε (only the parameter changes; the compiled problem is re-used)."""
+        """Solve at privacy level ε.
+
+        ``method``: ``"cvxpy"`` — the compiled CVXPY problem (only the parameter changes between solves);
+        ``"structured"`` — the block-angular interior-point method of :mod:`.structured_lp` (row-normalised
+        LPs only); ``"auto"`` — structured when the LP is row-normalised, N ≥ :data:`STRUCTURED_MIN_N` and no
+        ``solver`` is named, else CVXPY.  A structured solve that fails, or whose certificate exceeds
+        :data:`STRUCTURED_ACCEPT`, is retried with CVXPY (recorded in ``stats.attempts``).
+        """
         eps = check_eps(eps)
+        if method not in ("auto", "cvxpy", "structured"):
+            raise InvalidInputError(f"method must be 'auto', 'cvxpy' or 'structured', got {method!r}")
         r = float(np.exp(eps))
+        prior_attempts: tuple[tuple[str, str], ...] = ()
+        use_structured = method == "structured" or (
+            method == "auto" and self.row_mass is not None and self.N >= STRUCTURED_MIN_N and solver is None
+        )
+        if use_structured:
+            from .structured_lp import SOLVER_NAME, solve_ratio_lp_structured
+
+            try:
+                z, nu, lam_ratio, s, iters, seconds = solve_ratio_lp_structured(self, eps)
+            except SolverFailedError as exc:
+                prior_attempts = tuple(exc.attempts)
+            else:
+                cert = self._certificate(z, nu, lam_ratio, s, r)
+                if cert.max_residual <= STRUCTURED_ACCEPT:
+                    stats = SolverStats(SOLVER_NAME, seconds, 0.0, iters, ((SOLVER_NAME, "optimal"),))
+                    return self._store(z, nu, lam_ratio, s, cert, stats, eps)
+                prior_attempts = (
+                    (SOLVER_NAME, f"certificate {cert.max_residual:.1e} > {STRUCTURED_ACCEPT:g}"),
+                )
         self._r.value = r
         t0 = time.perf_counter()
         stats = solve_with_fallback(
@@ -144,13 +180,26 @@ class RatioLP:
         wall = time.perf_counter() - t0
         compile_time = max(0.0, wall - stats.solve_time) if not self._compiled else 0.0
         self._compiled = True
-        stats = SolverStats(stats.solver, stats.solve_time, compile_time, stats.iterations, stats.attempts)
+        stats = SolverStats(
+            stats.solver,
+            stats.solve_time,
+            compile_time,
+            stats.iterations,
+            prior_attempts + tuple(stats.attempts),
+        )
         z = np.asarray(self._z.value, dtype=float)
         lam_ratio = np.asarray(self._ratio.dual_value, dtype=float)
         nu = np.atleast_1d(np.asarray(self._norm.dual_value, dtype=float))
         s = np.asarray(self._nonneg.dual_value, dtype=float)
+        cert = self._certificate(z, nu, lam_ratio, s, r)
+        return self._store(z, nu, lam_ratio, s, cert, stats, eps)
+
+    def _certificate(
+        self, z: np.ndarray, nu: np.ndarray, lam_ratio: np.ndarray, s: np.ndarray, r: float
+    ) -> Certificate:
+        """The toolkit's KKT certificate of (z, ν, λ, s) at r = e^ε (G stacks the ratio rows and −I)."""
         G = sp.vstack([self.S1 - r * self.S2, -sp.eye(self.N * self.N, format="csr")], format="csr")
-        cert = lp_certificate(
+        return lp_certificate(
             self.c,
             z,
             A=self.A,
@@ -160,6 +209,17 @@ class RatioLP:
             h=np.zeros(G.shape[0]),
             lam=np.concatenate([lam_ratio, s]),
         )
+
+    def _store(
+        self,
+        z: np.ndarray,
+        nu: np.ndarray,
+        lam_ratio: np.ndarray,
+        s: np.ndarray,
+        cert: Certificate,
+        stats: SolverStats,
+        eps: float,
+    ) -> RatioLPSolution:
         self.last = RatioLPSolution(
             Z=z.reshape(self.N, self.N),
             value=float(self.c @ z),

@@ -1,0 +1,268 @@
+"""Dense PD-DP / PD-I linear programs: four ways of solving them side by side.
+
+Run: ``/work/venv/bin/python benchmarks/bench_dense.py [--skip-plain-at-256] [--plain-timeout S] [--quick]
+[--largest]``.  Prints a markdown table and writes ``benchmarks/results/dense.json``.
+
+Prior: Dirichlet(1, …, 1) pmf, seed 0 (an *arbitrary* prior: no symmetry to exploit).  ε = 1 for PD-DP,
+ε = ε_X + 0.5 for PD-I.  Paths:
+
+* ``plain``      — a straightforward user-written CVXPY model (``cp.Variable((N, N))``, one vector constraint per
+  neighbour pair built in a Python loop), solved by Clarabel with the toolkit's tolerances;
+* ``highs``      — ``scipy.optimize.linprog(method="highs")`` on the same sparse matrices;
+* ``cvxpy``      — the toolkit's vectorised, DPP-compiled CVXPY + Clarabel path (``RatioLP.solve(method="cvxpy")``);
+* ``structured`` — the block-angular interior-point method (``RatioLP.solve(method="structured")``).
+
+Every path is certified with :func:`problems.certificate.lp_certificate` (max KKT measure reported).  Also
+timed: a 30-point ε_d*(D) curve at N = 64.  Machine load (``os.getloadavg``) is recorded with each row.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing as mp
+import os
+import platform
+import time
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+from problems.certificate import lp_certificate
+from problems.database import DatabaseSpace
+from problems.priors import from_pmf
+from problems.programs import PDDP, PDI
+from problems.programs import ratio_lp as ratio_lp_module
+
+
+def make_prior(n: int, m: int, seed: int = 0):
+    space = DatabaseSpace(n, m)
+    return from_pmf(space, np.random.default_rng(seed).dirichlet(np.ones(space.size)))
+
+
+def make_program(kind: str, n: int, m: int):
+    prior = make_prior(n, m)
+    prog = PDDP(prior) if kind == "pd-dp" else PDI(prior)
+    eps = 1.0 if kind == "pd-dp" else float(prog.eps_X) + 0.5
+    return prog, eps
+
+
+def certify(lp, eps: float, z, nu, lam, s) -> float:
+    r = float(np.exp(eps))
+    G = sp.vstack([lp.S1 - r * lp.S2, -sp.eye(lp.N * lp.N, format="csr")], format="csr")
+    cert = lp_certificate(
+        lp.c, z, A=lp.A, b=lp.b, nu=nu, G=G, h=np.zeros(G.shape[0]), lam=np.concatenate([lam, s])
+    )
+    return cert.max_residual
+
+
+def _plain_worker(kind: str, n: int, m: int, queue) -> None:
+    import cvxpy as cp
+
+    prog, eps = make_program(kind, n, m)
+    lp = prog.lp
+    N = lp.N
+    t0 = time.perf_counter()
+    Z = cp.Variable((N, N))
+    r = float(np.exp(eps))
+    pi, pj = lp.pairs
+    cons = []
+    for p in range(pi.size):  # one vector constraint per neighbour pair, as a user would write it
+        cons.append(Z[pi[p], :] <= r * float(lp.kappa[p]) * Z[pj[p], :])
+    cons += [cp.sum(Z, axis=1) == lp.b, Z >= 0]
+    problem = cp.Problem(cp.Minimize(cp.sum(cp.multiply(lp.cost, Z))), cons)
+    build = time.perf_counter() - t0
+    t1 = time.perf_counter()
+    problem.solve(solver="CLARABEL", tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10, tol_ktratio=1e-8)
+    total = time.perf_counter() - t1
+    queue.put(
+        {
+            "value": float(problem.value),
+            "status": problem.status,
+            "build_s": build,
+            "solve_s": float(problem.solver_stats.solve_time or total),
+            "total_s": build + total,
+            "iterations": problem.solver_stats.num_iters,
+        }
+    )
+
+
+def run_plain(kind: str, n: int, m: int, timeout: float) -> dict:
+    ctx = mp.get_context("fork")
+    queue = ctx.Queue()
+    proc = ctx.Process(target=_plain_worker, args=(kind, n, m, queue))
+    t0 = time.perf_counter()
+    proc.start()
+    proc.join(timeout)
+    if proc.is_alive():
+        proc.terminate()
+        proc.join()
+        return {"status": f"timed out after {timeout:.0f} s", "total_s": time.perf_counter() - t0}
+    return queue.get() if not queue.empty() else {"status": "crashed", "total_s": time.perf_counter() - t0}
+
+
+def run_highs(lp, eps: float, time_limit: float) -> dict:
+    from scipy.optimize import linprog
+
+    r = float(np.exp(eps))
+    t0 = time.perf_counter()
+    res = linprog(
+        lp.c,
+        A_ub=(lp.S1 - r * lp.S2).tocsr(),
+        b_ub=np.zeros(lp.S1.shape[0]),
+        A_eq=lp.A,
+        b_eq=lp.b,
+        bounds=(0, None),
+        method="highs",
+        options={"time_limit": time_limit},
+    )
+    total = time.perf_counter() - t0
+    out = {"status": res.message[:60], "total_s": total, "iterations": int(getattr(res, "nit", -1))}
+    if res.status == 0:
+        # SciPy marginals are ∂(optimum)/∂(rhs): ν = −eq marginals, λ = −ub marginals, s = lower marginals
+        out["value"] = float(res.fun)
+        out["max_kkt"] = certify(
+            lp, eps, res.x, -res.eqlin.marginals, -res.ineqlin.marginals, res.lower.marginals
+        )
+    return out
+
+
+def run_lp_method(lp, eps: float, method: str) -> dict:
+    t0 = time.perf_counter()
+    sol = lp.solve(eps, method=method)
+    total = time.perf_counter() - t0
+    return {
+        "value": sol.value,
+        "status": "optimal",
+        "solver": sol.stats.solver,
+        "attempts": [list(a) for a in sol.stats.attempts],
+        "total_s": total,
+        "solve_s": sol.stats.solve_time,
+        "compile_s": sol.stats.compile_time,
+        "iterations": sol.stats.iterations,
+        "max_kkt": sol.certificate.max_residual,
+    }
+
+
+def curve_timing(points: int = 30) -> dict:
+    from problems.curves import privacy_distortion_curve
+
+    prior = make_prior(6, 2)
+    out = {}
+    for label, threshold in (("structured", 64), ("cvxpy", 10**9)):
+        saved = ratio_lp_module.STRUCTURED_MIN_N
+        ratio_lp_module.STRUCTURED_MIN_N = threshold
+        try:
+            t0 = time.perf_counter()
+            curve = privacy_distortion_curve(prior, "d", points=points)
+            out[label] = {
+                "seconds": time.perf_counter() - t0,
+                "solves": int(curve.solves.sum()),
+                "max_kkt": float(np.max(curve.max_residual)),
+                "eps": curve.eps.tolist(),
+            }
+        finally:
+            ratio_lp_module.STRUCTURED_MIN_N = saved
+    out["max_eps_difference"] = float(
+        np.max(np.abs(np.array(out["structured"]["eps"]) - np.array(out["cvxpy"]["eps"])))
+    )
+    return out
+
+
+def _write(result: dict) -> None:
+    out = Path(__file__).parent / "results" / "dense.json"
+    out.parent.mkdir(exist_ok=True)
+    out.write_text(json.dumps(result, indent=2, default=str))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument(
+        "--skip-plain-at-256", action="store_true", help="do not run the plain CVXPY model at N = 256"
+    )
+    ap.add_argument("--plain-timeout", type=float, default=400.0, help="time limit of the plain model (s)")
+    ap.add_argument("--highs-timeout", type=float, default=300.0, help="HiGHS time limit (s)")
+    ap.add_argument("--no-curve", action="store_true", help="skip the 30-point curve")
+    ap.add_argument("--quick", action="store_true", help="N = 81 only, no curve")
+    ap.add_argument(
+        "--largest", action="store_true", help="also try N = 512 (n=9, m=2) with the structured path"
+    )
+    args = ap.parse_args()
+    sizes = [(4, 3)] if args.quick else [(4, 3), (8, 2)]
+    rows = []
+    for n, m in sizes:
+        for kind in ("pd-dp", "pd-i"):
+            prog, eps = make_program(kind, n, m)
+            lp = prog.lp
+            N = lp.N
+            row: dict = {"program": kind, "n": n, "m": m, "N": N, "eps": eps}
+            print(f"[{kind} n={n} m={m} N={N}] load {os.getloadavg()[0]:.2f}", flush=True)
+            row["structured"] = run_lp_method(lp, eps, "structured")
+            row["structured"]["load"] = os.getloadavg()[0]
+            row["cvxpy"] = run_lp_method(lp, eps, "cvxpy")
+            row["cvxpy"]["load"] = os.getloadavg()[0]
+            row["highs"] = run_highs(lp, eps, args.highs_timeout)
+            row["highs"]["load"] = os.getloadavg()[0]
+            if N >= 256 and args.skip_plain_at_256:
+                row["plain"] = {"status": "skipped (--skip-plain-at-256)"}
+            else:
+                row["plain"] = run_plain(kind, n, m, args.plain_timeout)
+                row["plain"]["load"] = os.getloadavg()[0]
+            rows.append(row)
+            _write({"machine": {"cpus": os.cpu_count()}, "rows": rows, "partial": True})
+            for path in ("plain", "highs", "cvxpy", "structured"):
+                d = row[path]
+                print(
+                    f"   {path:10s} {d.get('total_s', float('nan')):8.2f} s  value {d.get('value', float('nan')):.10f}"
+                    f"  kkt {d.get('max_kkt', float('nan')):.1e}  {d.get('status', '')}",
+                    flush=True,
+                )
+    result: dict = {
+        "machine": {
+            "platform": platform.platform(),
+            "cpus": os.cpu_count(),
+            "load_at_start": os.getloadavg(),
+        },
+        "rows": rows,
+    }
+    if not (args.quick or args.no_curve):
+        print("[curve] 30-point ε_d*(D) at N = 64", flush=True)
+        result["curve_n6_m2"] = curve_timing(30)
+    if args.largest:
+        prog, eps = make_program("pd-dp", 9, 2)
+        print(f"[largest] PD-DP N=512 load {os.getloadavg()[0]:.2f}", flush=True)
+        result["largest"] = {"N": 512, "program": "pd-dp", **run_lp_method(prog.lp, eps, "structured")}
+    _write(result)
+
+    print(
+        "\n| program | N | plain CVXPY+Clarabel (s) | SciPy HiGHS (s) | vectorised CVXPY+Clarabel (s) "
+        "| structured IPM (s) | structured KKT | load |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
+
+    def fmt(d: dict) -> str:
+        if "value" not in d:
+            return d.get("status", "–")
+        return f"{d['total_s']:.2f}"
+
+    for row in rows:
+        print(
+            f"| {row['program']} | {row['N']} | {fmt(row['plain'])} | {fmt(row['highs'])} | {fmt(row['cvxpy'])} "
+            f"| {fmt(row['structured'])} ({row['structured']['solver']}) | {row['structured']['max_kkt']:.1e} "
+            f"| {row['structured']['load']:.1f} |"
+        )
+    if "curve_n6_m2" in result:
+        c = result["curve_n6_m2"]
+        print(
+            f"\n30-point ε_d*(D) curve, N = 64: structured {c['structured']['seconds']:.1f} s "
+            f"({c['structured']['solves']} solves), CVXPY {c['cvxpy']['seconds']:.1f} s "
+            f"({c['cvxpy']['solves']} solves); max |Δε| = {c['max_eps_difference']:.1e}"
+        )
+    if "largest" in result:
+        g = result["largest"]
+        print(f"\nN = 512 PD-DP structured: {g['total_s']:.1f} s, KKT {g['max_kkt']:.1e} ({g['solver']})")
+
+
+if __name__ == "__main__":
+    main()
