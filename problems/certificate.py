@@ -27,7 +27,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["Certificate", "lp_certificate", "DEFAULT_TOLERANCE"]
+__all__ = ["Certificate", "lp_certificate", "ratio_lp_certificate", "DEFAULT_TOLERANCE"]
 
 DEFAULT_TOLERANCE = 1e-6
 
@@ -134,5 +134,38 @@ def lp_certificate(
         duality_gap=abs(primal_obj - dual_obj),
         primal_objective=primal_obj,
         dual_objective=dual_obj,
+        tolerance=tolerance,
+    )
+
+
+def ratio_lp_certificate(
+    c: np.ndarray,
+    z: np.ndarray,
+    *,
+    A: sp.spmatrix,
+    b: np.ndarray,
+    nu: np.ndarray,
+    S1: sp.spmatrix,
+    S2: sp.spmatrix,
+    r: float,
+    lam_ratio: np.ndarray,
+    lam_nonneg: np.ndarray,
+    tolerance: float = DEFAULT_TOLERANCE,
+) -> Certificate:
+    """:func:`lp_certificate` of a ratio LP: ``min c'z s.t. Az = b, (S₁ − r S₂) z ≤ 0, z ≥ 0``.
+
+    The inequality block is ``G = [S₁ − r S₂; −I]`` with multipliers ``[lam_ratio; lam_nonneg]``.  Used by
+    the dense programs (:mod:`problems.programs.ratio_lp`) and the orbit-reduced ones alike.
+    """
+    G = sp.vstack([S1 - r * S2, -sp.eye(z.size, format="csr")], format="csr")
+    return lp_certificate(
+        c,
+        z,
+        A=A,
+        b=b,
+        nu=nu,
+        G=G,
+        h=np.zeros(G.shape[0]),
+        lam=np.concatenate([lam_ratio, lam_nonneg]),
         tolerance=tolerance,
     )

@@ -22,8 +22,16 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InvalidChannelError, InvalidInputError, ShapeMismatchError
+from ..priors import validate_pmf
 
-__all__ = ["PrivacyChannel", "as_channel", "validate_channel_array", "load_channel", "ROW_SUM_TOLERANCE"]
+__all__ = [
+    "PrivacyChannel",
+    "as_channel",
+    "joint_prior",
+    "validate_channel_array",
+    "load_channel",
+    "ROW_SUM_TOLERANCE",
+]
 
 ROW_SUM_TOLERANCE = 1e-9
 
@@ -202,6 +210,21 @@ def load_channel(path: str | Path) -> PrivacyChannel:
 def as_channel(channel) -> PrivacyChannel:
     """``channel`` itself if it is a :class:`PrivacyChannel`, else one built (and validated) from the array."""
     return channel if isinstance(channel, PrivacyChannel) else PrivacyChannel(np.asarray(channel))
+
+
+def joint_prior(channel: PrivacyChannel, prior) -> np.ndarray:
+    """A prior over X = X₁ × … × X_n for ``channel``: shape ``record_sizes``, a pmf (within 1e-9).
+
+    Round-off negatives down to −1e-12 are clipped; the result is renormalised.
+    """
+    p = np.asarray(prior, dtype=float)
+    if p.shape != channel.record_sizes:
+        raise ShapeMismatchError(
+            f"prior has shape {p.shape}; it must have the channel's record sizes {channel.record_sizes}"
+        )
+    p = np.where((p < 0) & (p >= -1e-12), 0.0, p)
+    validate_pmf(p.reshape(-1), name="prior over X (must sum to 1)")
+    return p / p.sum()
 
 
 def _check_sizes(record_sizes: Sequence[int]) -> list[int]:

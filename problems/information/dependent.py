@@ -28,9 +28,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import InvalidInputError, InvalidPriorError, ShapeMismatchError
+from ..errors import InvalidInputError, ShapeMismatchError
 from .basic_channels import _check_eps
-from .channel import PrivacyChannel, as_channel
+from .channel import PrivacyChannel, as_channel, joint_prior
 
 __all__ = [
     "DependentPrivacyReport",
@@ -45,18 +45,6 @@ __all__ = [
 ]
 
 
-def _prior(ch: PrivacyChannel, prior) -> np.ndarray:
-    p = np.asarray(prior, dtype=float)
-    if p.shape != ch.record_sizes:
-        raise ShapeMismatchError(
-            f"prior has shape {p.shape}; it must have the channel's record sizes {ch.record_sizes}"
-        )
-    if not np.all(np.isfinite(p)) or np.any(p < -1e-12) or abs(p.sum() - 1) > 1e-9:
-        raise InvalidPriorError(f"prior must be non-negative and sum to 1, got sum {p.sum():.12g}")
-    p = np.clip(p, 0, None)
-    return p / p.sum()
-
-
 def _joint_i(ch: PrivacyChannel, p: np.ndarray, i: int) -> np.ndarray:
     A = ch.record_sizes[i]
     return np.einsum("ar,ary->ay", np.moveaxis(p, i, 0).reshape(A, -1), ch.slices([i]))
@@ -66,7 +54,7 @@ def information_privacy_ratios(channel: PrivacyChannel | np.ndarray, prior: np.n
     r"""For each individual, the matrix :math:`\log\frac{\Pr[X_i=x_i,Y=r]}{\Pr[X_i=x_i]\Pr[Y=r]}` (paper 001 (9));
     ``-inf`` where the joint is 0, ``nan`` where :math:`\Pr[X_i=x_i]` or :math:`\Pr[Y=r]` is 0."""
     ch = as_channel(channel)
-    p = _prior(ch, prior)
+    p = joint_prior(ch, prior)
     out = []
     for i in range(ch.n):
         j = _joint_i(ch, p, i)
@@ -116,7 +104,7 @@ def dependent_privacy_report(
 ) -> DependentPrivacyReport:
     """All privacy levels of paper 001 §III for ``channel`` under the joint ``prior`` (shape ``record_sizes``)."""
     ch = as_channel(channel)
-    p = _prior(ch, prior)
+    p = joint_prior(ch, prior)
     W = ch.array
     n = ch.n
     info, rel, mi, inf, cmi = (np.zeros(n) for _ in range(5))

@@ -23,8 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import minimize
 
-from ..errors import InvalidPriorError, ShapeMismatchError
-from .channel import PrivacyChannel, as_channel
+from .channel import PrivacyChannel, as_channel, joint_prior
 
 __all__ = [
     "dp_level",
@@ -87,25 +86,13 @@ def dp_level(channel: PrivacyChannel | np.ndarray) -> float:
     return dp_witness(channel).eps
 
 
-def _check_prior(ch: PrivacyChannel, prior: np.ndarray) -> np.ndarray:
-    p = np.asarray(prior, dtype=float)
-    if p.shape != ch.record_sizes:
-        raise ShapeMismatchError(
-            f"prior has shape {p.shape}; it must have the channel's record sizes {ch.record_sizes}"
-        )
-    if not np.all(np.isfinite(p)) or np.any(p < -1e-12) or abs(p.sum() - 1) > 1e-9:
-        raise InvalidPriorError(f"prior must be non-negative and sum to 1, got sum {p.sum():.12g}")
-    p = np.clip(p, 0, None)
-    return p / p.sum()
-
-
 def max_information(channel: PrivacyChannel | np.ndarray, prior: np.ndarray) -> np.ndarray:
     r""":math:`I_\infty(X_i;Y)` (Definition 7, eq. (3)) for every individual ``i`` under the joint ``prior``.
 
     Returns an array of length ``n`` (nats).
     """
     ch = as_channel(channel)
-    p = _check_prior(ch, prior)
+    p = joint_prior(ch, prior)
     W = ch.array
     py = np.tensordot(p, W, axes=ch.n)  # p(y)
     out = np.empty(ch.n)

@@ -31,10 +31,9 @@ directly on the dense matrices, which checks this argument numerically (``tests/
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 from scipy.special import gammaln
 
-from ..certificate import Certificate, lp_certificate
+from ..certificate import Certificate, ratio_lp_certificate
 from ..errors import InvalidInputError
 from ..result import SolveResult
 
@@ -89,15 +88,15 @@ def lifted_certificate(program, result: SolveResult, dense_lp) -> Certificate:
     """KKT certificate of the lifted pair on the dense LP ``dense_lp`` (a ``RatioLP`` with κ of the program)."""
     W, nu, lam, mu = lift_duals(program, result, dense_lp.pairs)
     r = float(np.exp(result.eps))
-    N = dense_lp.N
-    G = sp.vstack([dense_lp.S1 - r * dense_lp.S2, -sp.eye(N * N, format="csr")], format="csr")
-    return lp_certificate(
+    return ratio_lp_certificate(
         dense_lp.c,
         W.ravel(),
         A=dense_lp.A,
         b=dense_lp.b,
         nu=nu,
-        G=G,
-        h=np.zeros(G.shape[0]),
-        lam=np.concatenate([lam, mu.ravel()]),
+        S1=dense_lp.S1,
+        S2=dense_lp.S2,
+        r=r,
+        lam_ratio=lam,
+        lam_nonneg=mu.ravel(),
     )

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from ..certificate import Certificate, lp_certificate
+from ..certificate import Certificate, lp_certificate, ratio_lp_certificate
 from ..closed_forms import check_eps
 from ..errors import InfeasibleProgramError, InvalidInputError, SolverFailedError
 from ..solver import SolverStats, solve_with_fallback
@@ -197,16 +197,17 @@ class ReducedLP:
 
     def certificate(self, u, nu, lam_ratio, lam_nonneg, r: float) -> Certificate:
         """KKT residuals of the reduced LP at (u, ν, λ) (toolkit's own computation)."""
-        G = self.G(r)
-        return lp_certificate(
+        return ratio_lp_certificate(
             self.c,
             u,
             A=self.A,
             b=self.b,
             nu=nu,
-            G=G,
-            h=np.zeros(G.shape[0]),
-            lam=np.concatenate([lam_ratio, lam_nonneg]),
+            S1=self.S1,
+            S2=self.S2k,
+            r=r,
+            lam_ratio=lam_ratio,
+            lam_nonneg=lam_nonneg,
         )
 
     # ---------------------------------------------------------------- solving

@@ -36,7 +36,7 @@ import cvxpy as cp
 import numpy as np
 import scipy.sparse as sp
 
-from ..certificate import Certificate, lp_certificate
+from ..certificate import Certificate, ratio_lp_certificate
 from ..closed_forms import check_eps
 from ..database import DatabaseSpace
 from ..errors import InvalidInputError, ShapeMismatchError, SolverFailedError
@@ -198,16 +198,17 @@ class RatioLP:
         self, z: np.ndarray, nu: np.ndarray, lam_ratio: np.ndarray, s: np.ndarray, r: float
     ) -> Certificate:
         """The toolkit's KKT certificate of (z, ν, λ, s) at r = e^ε (G stacks the ratio rows and −I)."""
-        G = sp.vstack([self.S1 - r * self.S2, -sp.eye(self.N * self.N, format="csr")], format="csr")
-        return lp_certificate(
+        return ratio_lp_certificate(
             self.c,
             z,
             A=self.A,
             b=self.b,
             nu=nu,
-            G=G,
-            h=np.zeros(G.shape[0]),
-            lam=np.concatenate([lam_ratio, s]),
+            S1=self.S1,
+            S2=self.S2,
+            r=r,
+            lam_ratio=lam_ratio,
+            lam_nonneg=s,
         )
 
     def _store(

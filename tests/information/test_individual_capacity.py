@@ -129,13 +129,12 @@ def test_errors():
         individual_capacity(PrivacyChannel(W), max_vertices=10)
 
 
-def test_benchmark_sizes_are_fast():
-    """The two benchmark sizes (6 x 32^2 and 3 x 9^3 vertex channels) each take well under 5 s."""
-    import time
+def test_benchmark_sizes_are_certified():
+    """The benchmark sizes (6 x 32^2 and 3 x 9^3 vertex channels) end with a certified bracket.
 
+    Their speed is measured in benchmarks/bench_capacity.py (docs/benchmarks.md), not asserted here.
+    """
     for sizes, k in (((2,) * 6, 8), ((3, 3, 3), 4)):
         W = np.random.default_rng(0).dirichlet(np.ones(k), size=sizes)
-        t = time.perf_counter()
         r = individual_capacity(W)
-        assert time.perf_counter() - t < 5.0
         assert r.upper_bound - r.lower_bound <= 1e-9
