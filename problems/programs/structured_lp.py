@@ -76,6 +76,12 @@ ETA = 0.995
 BLAS_THREADS = 1
 #: maximum iterative-refinement steps per Newton solve (on the unreduced KKT residual)
 REFINE_STEPS = 3
+#: relative accuracy at which iterative refinement of a Newton solve stops
+REFINE_TOL = 1e-10
+#: at most this many Gondzio centrality correctors per iteration (0 disables them)
+MAX_CORRECTORS = 2
+#: below this μ every Newton solve (also predictor and correctors) is refined
+REFINE_ALL_BELOW = 1e-4
 #: a near-null direction u of H_y is deflated when uᵀH_yu < DEFLATION_CUTOFF · max diag(H_y)
 DEFLATION_CUTOFF = 1e-7
 _DEBUG = bool(os.environ.get("STRUCTURED_IPM_DEBUG"))
@@ -177,6 +183,12 @@ class _BlockFactor:
     K×K matrix :math:`T = W^\top\hat S^{-1}W + C^{-1}` (K = number of near-null directions).  No huge
     number is formed, so the step is accurate where the plain Schur complement is singular to working precision.
     Then :math:`\Delta z_y = \hat H_y^{-1}(f_y - \Delta\nu) + V_y t_y`.
+
+    Each block is factorised in place in ``Hinv[y]`` (the C-order array is the Fortran-order transpose, and
+    :math:`H_y` is symmetric).  A block that is not numerically positive definite is retried alone with a
+    growing diagonal shift (the refinement on the unreduced residual absorbs the perturbation).  The blocks
+    are split over ``threads`` Python threads when LAPACK can be called without holding the GIL
+    (:func:`_lapack_kernels`).
     """
 
     def __init__(
@@ -195,38 +207,70 @@ class _BlockFactor:
         idx = np.arange(N)
         failed: list[int] = []
         border: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        lower = np.tri(N, k=-1, dtype=bool)
+        kernels = _lapack_kernels()
+        self.shifted = 0
+
+        def factor(out: np.ndarray) -> tuple[np.ndarray | None, int]:
+            """Cholesky factor of the symmetric ``out`` in place; returns (factor for potrs, info)."""
+            if kernels is not None:
+                return out, kernels.potrf(out)
+            c, info = lapack.dpotrf(out.T, lower=1, clean=0, overwrite_a=1)
+            if not np.shares_memory(c, out):
+                out[...] = c.T
+            return out, info
+
+        def invert(out: np.ndarray) -> int:
+            if kernels is not None:
+                return kernels.potri(out)
+            inv, info = lapack.dpotri(out.T, lower=1, overwrite_c=1)
+            if not np.shares_memory(inv, out):
+                out[...] = inv.T
+            return info
+
+        def fill(out: np.ndarray, y: int, shift: float) -> None:
+            out.fill(0.0)
+            out[pi, pj] = off[y]
+            out[idx, idx] = diag[y] + shift
+            dfl = deflation.get(y)
+            if dfl is not None:
+                U, tau, _ = dfl
+                out += tau * (U @ U.T)
 
         def work(ys: range) -> np.ndarray:
             S_loc = np.zeros((N, N))
-            Hy = np.empty((N, N), order="F")
             for y in ys:
-                Hy.fill(0.0)
-                Hy[pi, pj] = off[y]
-                Hy[idx, idx] = diag[y]
+                out = self.Hinv[y]
+                fill(out, y, 0.0)
+                _, info = factor(out)
+                shift, scale = 0.0, float(np.max(diag[y]))
+                tries = 0
+                while info != 0 and tries < 6:
+                    shift = scale * (1e-14 if shift == 0.0 else 100 * shift / scale)
+                    fill(out, y, shift)
+                    _, info = factor(out)
+                    tries += 1
+                if info != 0:
+                    failed.append(y)
+                    return S_loc
+                if shift:
+                    self.shifted += 1
                 dfl = deflation.get(y)
                 if dfl is not None:
                     U, tau, HU = dfl
-                    Hy += tau * (U @ U.T)
-                c, info = lapack.dpotrf(Hy, lower=1, clean=0, overwrite_a=1)
-                if info != 0:
-                    failed.append(y)
-                    return S_loc
-                if dfl is not None:
-                    V, info = lapack.dpotrs(c, U, lower=1)
+                    # out holds the factor in its Fortran-order lower triangle: potrs on out.T
+                    V, _ = lapack.dpotrs(out.T, U, lower=1)
                     M = HU.T @ V
                     border[y] = (np.ascontiguousarray(V), 0.5 * (M + M.T) / tau)
-                inv, info = lapack.dpotri(c, lower=1, overwrite_c=1)
-                if info != 0:
+                if invert(out) != 0:
                     failed.append(y)
                     return S_loc
-                low = np.tril(inv)
-                out = self.Hinv[y]
-                out[...] = low
-                out += np.tril(low, -1).T
+                # the inverse is in the C-order upper triangle; mirror it into the lower one
+                np.copyto(out, out.T, where=lower)
                 S_loc += out
             return S_loc
 
-        if threads > 1 and N >= 64:
+        if threads > 1 and N >= 64 and kernels is not None:
             chunks = [range(k, N, threads) for k in range(threads)]
             with ThreadPoolExecutor(threads) as ex:
                 parts = list(ex.map(work, chunks))
@@ -252,24 +296,37 @@ class _BlockFactor:
             self.T_lu = sla.lu_factor(0.5 * (T + T.T), check_finite=False)
             self.bounds = np.cumsum([0] + self.sizes)
 
-    def hinv(self, v: np.ndarray) -> np.ndarray:
-        """Block-wise Ĥ_y⁻¹ v_y for v of shape (N_y, N_x)."""
-        return np.matmul(self.Hinv, v[:, :, None])[:, :, 0]
+    def hinv(self, v: np.ndarray, rows: slice = slice(None)) -> np.ndarray:
+        """Block-wise Ĥ_y⁻¹ v_y for the blocks ``rows`` (v of shape (len(rows), N_x))."""
+        return np.matmul(self.Hinv[rows], v[:, :, None])[:, :, 0]
+
+    def hinv_common(self, u: np.ndarray, rows: slice = slice(None)) -> np.ndarray:
+        """Ĥ_y⁻¹ u for one vector u and every block in ``rows``: one matrix–vector product."""
+        H = self.Hinv[rows]
+        return (H.reshape(-1, self.N) @ u).reshape(H.shape[0], self.N)
+
+    def coupling(self, rhs1: np.ndarray, f: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        r"""Δν (and the bordered coefficients t) from :math:`\sum_y \hat H_y^{-1} f_y - g` = ``rhs1``."""
+        if not self.blocks:
+            return sla.cho_solve(self.S_cho, rhs1, check_finite=False), None
+        Wf = np.concatenate([V.T @ f[y] for V, y in zip(self.V, self.blocks)])
+        Sr = sla.cho_solve(self.S_cho, rhs1, check_finite=False)
+        tt = sla.lu_solve(self.T_lu, Wf - self.W.T @ Sr, check_finite=False)
+        return Sr + sla.cho_solve(self.S_cho, self.W @ tt, check_finite=False), tt
+
+    def border(self, dz: np.ndarray, tt: np.ndarray | None) -> None:
+        """Add the deflated directions V_y t_y to Δz (in place)."""
+        if tt is None:
+            return
+        for k, y in enumerate(self.blocks):
+            dz[y] += self.V[k] @ tt[self.bounds[k] : self.bounds[k + 1]]
 
     def solve(self, f: np.ndarray, g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         r"""Solve :math:`H_y\Delta z_y + \Delta\nu = f_y`, :math:`\sum_y \Delta z_y = g`."""
         Hf = self.hinv(f)
-        rhs1 = Hf.sum(axis=0) - g
-        if not self.blocks:
-            dnu = sla.cho_solve(self.S_cho, rhs1, check_finite=False)
-            return Hf - self.hinv(np.broadcast_to(dnu, f.shape)), dnu
-        Wf = np.concatenate([V.T @ f[y] for V, y in zip(self.V, self.blocks)])
-        Sr = sla.cho_solve(self.S_cho, rhs1, check_finite=False)
-        tt = sla.lu_solve(self.T_lu, Wf - self.W.T @ Sr, check_finite=False)
-        dnu = Sr + sla.cho_solve(self.S_cho, self.W @ tt, check_finite=False)
-        dz = Hf - self.hinv(np.broadcast_to(dnu, f.shape))
-        for k, y in enumerate(self.blocks):
-            dz[y] += self.V[k] @ tt[self.bounds[k] : self.bounds[k + 1]]
+        dnu, tt = self.coupling(Hf.sum(axis=0) - g, f)
+        dz = Hf - self.hinv_common(dnu)
+        self.border(dz, tt)
         return dz, dnu
 
 
@@ -336,6 +393,70 @@ def _deflation(
     return out
 
 
+class _LapackKernels:
+    """In-place ``dpotrf``/``dpotri`` (lower, column-major) through OpenBLAS's LAPACKE, called by ctypes.
+
+    ctypes releases the GIL for the duration of a foreign call, so Python threads factorise different blocks
+    at the same time (SciPy's f2py wrappers hold it).  Used only when the library and symbols are found.
+    """
+
+    def __init__(self, potrf: object, potri: object) -> None:
+        self._potrf, self._potri = potrf, potri
+
+    def potrf(self, a: np.ndarray) -> int:
+        n = a.shape[0]
+        return int(self._potrf(102, b"L", n, a.ctypes.data, n))
+
+    def potri(self, a: np.ndarray) -> int:
+        n = a.shape[0]
+        return int(self._potri(102, b"L", n, a.ctypes.data, n))
+
+
+_KERNELS: list[_LapackKernels | None] = []
+
+
+def _lapack_kernels() -> _LapackKernels | None:
+    """The GIL-free LAPACK kernels, or None (then SciPy's wrappers are used, on one thread)."""
+    if _KERNELS:
+        return _KERNELS[0]
+    found = None
+    try:
+        import ctypes
+        import glob
+
+        import scipy
+
+        for pkg in (scipy, np):
+            libdir = os.path.join(os.path.dirname(os.path.dirname(pkg.__file__)), pkg.__name__ + ".libs")
+            for path in sorted(glob.glob(os.path.join(libdir, "libscipy_openblas*.so*"))):
+                lib = ctypes.CDLL(path)
+                for suffix, int_t in (("", ctypes.c_int), ("64_", ctypes.c_int64)):
+                    f1 = getattr(lib, f"scipy_LAPACKE_dpotrf{suffix}", None)
+                    f2 = getattr(lib, f"scipy_LAPACKE_dpotri{suffix}", None)
+                    if f1 is None or f2 is None:
+                        continue
+                    for f in (f1, f2):
+                        f.restype = int_t
+                        f.argtypes = [ctypes.c_int, ctypes.c_char, int_t, ctypes.c_void_p, int_t]
+                    cand = _LapackKernels(f1, f2)
+                    # self-test against NumPy on a small SPD matrix
+                    a = np.array([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
+                    t = np.array(a)
+                    if cand.potrf(t) == 0 and cand.potri(t) == 0:
+                        # column-major lower = C-order upper
+                        if np.allclose(np.triu(t), np.triu(np.linalg.inv(a)), rtol=1e-12, atol=1e-14):
+                            found = cand
+                            break
+                if found is not None:
+                    break
+            if found is not None:
+                break
+    except Exception:  # pragma: no cover - platform without these libraries
+        found = None
+    _KERNELS.append(found)
+    return found
+
+
 def _openblas_handles() -> list[tuple[object, object]]:
     """(set, get) thread-count functions of the OpenBLAS copies loaded by NumPy and SciPy, if found."""
     import ctypes
@@ -393,14 +514,17 @@ class _BlasThreads:
 
 def _max_step(x: np.ndarray, dx: np.ndarray) -> float:
     """Largest α ∈ (0, 1] with x + α dx ≥ 0 (x > 0)."""
-    neg = dx < 0
-    if not np.any(neg):
-        return 1.0
-    return float(min(1.0, np.min(-x[neg] / dx[neg])))
+    worst = float(np.max(-dx / x))  # α·(−dx/x) ≤ 1 for every component
+    return 1.0 if worst <= 1.0 else 1.0 / worst
 
 
 def _default_threads() -> int:
-    return 1
+    """Threads over the blocks: the machine's cores (at most 4), when GIL-free LAPACK kernels are available."""
+    if _lapack_kernels() is None:
+        return 1
+    return max(
+        1, min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+    )
 
 
 class _Newton:
@@ -413,38 +537,158 @@ class _Newton:
     :data:`REFINE_STEPS` refinement steps on the unreduced residual.
     """
 
-    def __init__(self, data, fac, zt, w, lam, s, D, r_d, r_p, r_g, mu, bnorm) -> None:  # noqa: ANN001
+    def __init__(self, data, fac, zt, w, lam, s, D, r_d, r_p, r_g, mu, bnorm, pool=None) -> None:  # noqa: ANN001
         self.data, self.fac = data, fac
         self.zt, self.w, self.lam, self.s, self.D = zt, w, lam, s, D
         self.r_d, self.r_p, self.r_g, self.mu, self.bnorm = r_d, r_p, r_g, mu, bnorm
+        self.refine_tol = REFINE_TOL
+        self.pool = pool
+        N = zt.shape[0]
+        k = 1 if pool is None else pool._max_workers
+        edges = np.linspace(0, N, k + 1).astype(int)
+        self.chunks = [slice(int(lo), int(hi)) for lo, hi in zip(edges[:-1], edges[1:]) if hi > lo]
+
+    def _map(self, fn, chunks):  # noqa: ANN001, ANN202
+        if self.pool is None or len(chunks) == 1:
+            return [fn(c) for c in chunks]
+        return list(self.pool.map(fn, chunks))
 
     def raw(
-        self, rd: np.ndarray, rp: np.ndarray, rg: np.ndarray, rs: np.ndarray, rl: np.ndarray
+        self,
+        rd: np.ndarray | None,
+        rp: np.ndarray | None,
+        rg: np.ndarray | None,
+        rs: np.ndarray,
+        rl: np.ndarray,
     ) -> list[np.ndarray]:
-        data, w = self.data, self.w
-        f = -rd - data.GT(self.D * rg + rl / w) + rs / self.zt
-        dz, dnu = self.fac.solve(f, -rp)
-        dw = -rg - data.G(dz)
-        dlam = (rl - self.lam * dw) / w
-        ds = rd + dnu[None, :] + data.GT(dlam)
+        """One unrefined Newton solve (``None`` stands for a zero residual); blocks of columns in parallel."""
+        data, fac, w = self.data, self.fac, self.w
+        N = self.zt.shape[0]
+        f = np.empty_like(rs)
+        Hf = np.empty_like(rs)
+
+        def stage1(c: slice) -> np.ndarray:
+            t = rl[c] / w[c]
+            if rg is not None:
+                t += self.D[c] * rg[c]
+            fc = rs[c] / self.zt[c]
+            fc -= data.GT(t)
+            if rd is not None:
+                fc -= rd[c]
+            f[c] = fc
+            Hf[c] = fac.hinv(fc, c)
+            return Hf[c].sum(axis=0)
+
+        rhs1 = sum(self._map(stage1, self.chunks))
+        if rp is not None:
+            rhs1 = rhs1 + rp  # Σ_y Δz_y = −r_p
+        dnu, tt = fac.coupling(rhs1, f)
+        dz = np.empty_like(rs)
+        dw = np.empty_like(rl)
+        dlam = np.empty_like(rl)
+        ds = np.empty_like(rs)
+
+        def stage2(c: slice) -> None:
+            dz[c] = Hf[c] - fac.hinv_common(dnu, c)
+
+        self._map(stage2, self.chunks)
+        fac.border(dz, tt)
+
+        def stage3(c: slice) -> None:
+            dwc = -data.G(dz[c])
+            if rg is not None:
+                dwc -= rg[c]
+            dw[c] = dwc
+            dlam[c] = (rl[c] - self.lam[c] * dwc) / w[c]
+            dsc = data.GT(dlam[c])
+            dsc += dnu[None, :]
+            if rd is not None:
+                dsc += rd[c]
+            ds[c] = dsc
+
+        self._map(stage3, self.chunks)
+        del N
         return [dz, dw, dnu, dlam, ds]
 
-    def solve(self, r_s: np.ndarray, r_l: np.ndarray) -> tuple[np.ndarray, ...]:
-        d = self.raw(self.r_d, self.r_p, self.r_g, r_s, r_l)
+    def solve(
+        self, r_s: np.ndarray, r_l: np.ndarray, *, homogeneous: bool = False, refine: bool = True
+    ) -> tuple[np.ndarray, ...]:
+        """Newton direction for the complementarity right-hand sides (r_s, r_l).
+
+        ``homogeneous=True`` solves with zero feasibility residuals (a centrality corrector's system);
+        ``refine=False`` skips iterative refinement (directions used only for centring or step prediction).
+        """
+        if homogeneous:
+            r_d = r_p = r_g = None
+        else:
+            r_d, r_p, r_g = self.r_d, self.r_p, self.r_g
+        d = self.raw(r_d, r_p, r_g, r_s, r_l)
         scale_s = np.maximum(np.abs(r_s), self.mu)
         err_old = np.inf
-        for _ in range(REFINE_STEPS):
+        for _ in range(REFINE_STEPS if refine else 0):
             dz, dw, dnu, dlam, ds = d
-            e2 = -self.r_p - dz.sum(axis=0)
+            e2 = -dz.sum(axis=0) if r_p is None else -r_p - dz.sum(axis=0)
             e5 = r_s - (self.s * dz + self.zt * ds)
             err = max(float(np.max(np.abs(e5) / scale_s)), float(np.max(np.abs(e2))) / self.bnorm)
-            if err < 1e-13 or err > 0.5 * err_old:
+            if err < self.refine_tol or err > 0.5 * err_old:
                 break
             err_old = err
-            zero_g = np.zeros_like(self.r_g)
-            corr = self.raw(np.zeros_like(self.r_d), -e2, zero_g, e5, zero_g)
+            corr = self.raw(None, -e2, None, e5, np.zeros_like(r_l))
             d = [x + y for x, y in zip(d, corr)]
         return tuple(d)
+
+
+def _centrality_correctors(
+    newton: _Newton,
+    zt: np.ndarray,
+    w: np.ndarray,
+    lam: np.ndarray,
+    s: np.ndarray,
+    direction: tuple[np.ndarray, ...],
+    target: float,
+    max_correctors: int,
+    refine: bool = False,
+) -> tuple[tuple[np.ndarray, ...], int]:
+    r"""Gondzio's multiple centrality correctors (Gondzio 1996; Colombo & Gondzio 2008).
+
+    With the predictor–corrector direction and its step lengths :math:`\alpha_p, \alpha_d`, take the trial
+    point at the enlarged steps :math:`\tilde\alpha = \min(1, 1.5\alpha + 0.1)`, project its complementarity
+    products :math:`v` onto :math:`[\beta_{\min}\sigma\mu, \beta_{\max}\sigma\mu]` (outliers above are
+    pulled down by at most :math:`\beta_{\max}\sigma\mu`), and add the Newton direction for that change
+    (zero feasibility residuals, the same factorisation).  A corrector is kept only if it lengthens the
+    shorter step by at least 1 %; otherwise the loop stops.  Returns the direction and the number kept.
+    """
+    bmin, bmax = 0.1, 10.0
+    lo, hi = bmin * target, bmax * target
+
+    def steps(d: tuple[np.ndarray, ...]) -> tuple[float, float]:
+        dz, dw, _, dlam, ds = d
+        return (
+            min(_max_step(zt, dz), _max_step(w, dw)),
+            min(_max_step(lam, dlam), _max_step(s, ds)),
+        )
+
+    def push(v: np.ndarray) -> np.ndarray:
+        t = np.where(v < lo, lo - v, 0.0)
+        return np.where(v > hi, np.maximum(hi - v, -hi), t)
+
+    ap, ad = steps(direction)
+    kept = 0
+    for _ in range(max_correctors):
+        if min(ap, ad) >= 1.0:
+            break
+        tp, td = min(1.0, 1.5 * ap + 0.1), min(1.0, 1.5 * ad + 0.1)
+        dz, dw, dnu, dlam, ds = direction
+        vz = (zt + tp * dz) * (s + td * ds)
+        vw = (w + tp * dw) * (lam + td * dlam)
+        corr = newton.solve(push(vz), push(vw), homogeneous=True, refine=refine)
+        trial = tuple(x + y for x, y in zip(direction, corr))
+        ap1, ad1 = steps(trial)
+        if min(ap1, ad1) < 1.01 * min(ap, ad):
+            break
+        direction, ap, ad = trial, ap1, ad1
+        kept += 1
+    return direction, kept
 
 
 def solve_block_angular(
@@ -456,6 +700,7 @@ def solve_block_angular(
     program: str = "ratio-lp",
     deflate_below: float = 1e-4,
     accept: float = 1e-7,
+    max_correctors: int = MAX_CORRECTORS,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
     """Mehrotra predictor–corrector on the scaled block-angular LP; returns (Zᵀ, ν, λ, s, iterations).
 
@@ -476,79 +721,101 @@ def solve_block_angular(
     cnorm = 1.0 + float(np.max(np.abs(ct)))
     last = "max_iter"
     best: tuple = (np.inf,)
-    for it in range(max_iter + 1):
-        Gz = data.G(zt)
-        r_d = ct + nu[None, :] + data.GT(lam) - s
-        r_p = zt.sum(axis=0) - b
-        r_g = Gz + w
-        comp = float(np.sum(zt * s) + np.sum(w * lam))
-        mu = comp / n_comp
-        pobj = float(np.sum(ct * zt))
-        dobj = -float(b @ nu)
-        pres = max(float(np.max(np.abs(r_p))), float(np.max(np.abs(r_g)))) / bnorm
-        dres = float(np.max(np.abs(r_d))) / cnorm
-        gap = abs(pobj - dobj) / (1.0 + abs(pobj))
-        if _DEBUG:
-            print(
-                f"it={it} comp={comp:.2e} pd={pobj - dobj:.2e} maxlam={lam.max():.1e} mu={mu:.2e} pres={pres:.2e} dres={dres:.2e} gap={gap:.2e} pobj={pobj:.10f}"
-            )
-        merit = max(pres, dres, gap, comp / (1.0 + abs(pobj)))
-        if merit <= tol:
-            return zt, nu, lam, s, it
-        if merit < best[0]:
-            best = (merit, zt, nu, lam, s, it)
-        if it == max_iter:
-            break
-        if not np.all(np.isfinite([pres, dres, gap, mu])):
-            last = "non-finite iterate"
-            break
-        D = lam / w
-        E = s / zt
-        diag, off = data.H_parts(D, E)
-        defl = _deflation(data, zt, w, r_g, D, E, diag) if mu < deflate_below else {}
-        fac = None
-        reg = 0.0
-        scale = float(np.max(diag))
-        for _attempt in range(6):
-            try:
-                fac = _BlockFactor(data, diag + reg, off, threads, defl)
+    short = 0
+    pool = ThreadPoolExecutor(threads) if threads > 1 else None
+    try:
+        for it in range(max_iter + 1):
+            Gz = data.G(zt)
+            r_d = ct + nu[None, :] + data.GT(lam) - s
+            r_p = zt.sum(axis=0) - b
+            r_g = Gz + w
+            comp = float(np.sum(zt * s) + np.sum(w * lam))
+            mu = comp / n_comp
+            pobj = float(np.sum(ct * zt))
+            dobj = -float(b @ nu)
+            pres = max(float(np.max(np.abs(r_p))), float(np.max(np.abs(r_g)))) / bnorm
+            dres = float(np.max(np.abs(r_d))) / cnorm
+            gap = abs(pobj - dobj) / (1.0 + abs(pobj))
+            if _DEBUG:
+                print(
+                    f"it={it} comp={comp:.2e} pd={pobj - dobj:.2e} maxlam={lam.max():.1e} mu={mu:.2e} pres={pres:.2e} dres={dres:.2e} gap={gap:.2e} pobj={pobj:.10f}"
+                )
+            merit = max(pres, dres, gap, comp / (1.0 + abs(pobj)))
+            if merit <= tol:
+                return zt, nu, lam, s, it
+            if merit < best[0]:
+                best = (merit, zt, nu, lam, s, it)
+            if it == max_iter:
                 break
-            except np.linalg.LinAlgError as exc:
-                last = f"factorisation failed: {exc}"
-                reg = scale * (1e-14 if reg == 0.0 else 100 * reg / scale)
-        if fac is None:
-            break
+            if not np.all(np.isfinite([pres, dres, gap, mu])):
+                last = "non-finite iterate"
+                break
+            D = lam / w
+            E = s / zt
+            diag, off = data.H_parts(D, E)
+            defl = _deflation(data, zt, w, r_g, D, E, diag) if mu < deflate_below else {}
+            fac = None
+            reg = 0.0
+            scale = float(np.max(diag))
+            for _attempt in range(6):
+                try:
+                    fac = _BlockFactor(data, diag + reg, off, threads, defl)
+                    break
+                except np.linalg.LinAlgError as exc:
+                    last = f"factorisation failed: {exc}"
+                    reg = scale * (1e-14 if reg == 0.0 else 100 * reg / scale)
+            if fac is None:
+                break
 
-        newton = _Newton(data, fac, zt, w, lam, s, D, r_d, r_p, r_g, mu, bnorm).solve
+            newton_sys = _Newton(data, fac, zt, w, lam, s, D, r_d, r_p, r_g, mu, bnorm, pool)
+            newton = newton_sys.solve
+            # early on the unrefined directions are accurate to ~1e-10 relative: predictor and centrality
+            # correctors skip refinement until deflation starts (where cancellation sets in)
+            late = mu < REFINE_ALL_BELOW
 
-        # predictor (affine scaling)
-        dz, dw, dnu, dlam, ds = newton(-s * zt, -lam * w)
-        ap = min(_max_step(zt, dz), _max_step(w, dw))
-        ad = min(_max_step(lam, dlam), _max_step(s, ds))
-        mu_aff = (
-            float(np.sum((zt + ap * dz) * (s + ad * ds)) + np.sum((w + ap * dw) * (lam + ad * dlam))) / n_comp
-        )
-        sigma = min(1.0, (mu_aff / mu) ** 3) if mu > 0 else 0.0
-        # corrector
-        dz, dw, dnu, dlam, ds = newton(
-            sigma * mu - s * zt - dz * ds,
-            sigma * mu - lam * w - dw * dlam,
-        )
-        eta = ETA
-        ap = eta * min(_max_step(zt, dz), _max_step(w, dw))
-        ad = eta * min(_max_step(lam, dlam), _max_step(s, ds))
-        if _DEBUG:
-            print(
-                f"   ap={ap:.3f} ad={ad:.3f} sigma={sigma:.2e} ndefl={len(defl)} K={sum(v[0].shape[1] for v in defl.values())} az={_max_step(zt, dz):.3f} aw={_max_step(w, dw):.3f} al={_max_step(lam, dlam):.3f} as={_max_step(s, ds):.3f}"
+            # predictor (affine scaling)
+            dz, dw, dnu, dlam, ds = newton(-s * zt, -lam * w, refine=late)
+            ap = min(_max_step(zt, dz), _max_step(w, dw))
+            ad = min(_max_step(lam, dlam), _max_step(s, ds))
+            mu_aff = (
+                float(np.sum((zt + ap * dz) * (s + ad * ds)) + np.sum((w + ap * dw) * (lam + ad * dlam)))
+                / n_comp
             )
-        zt = zt + ap * dz
-        w = w + ap * dw
-        nu = nu + ad * dnu
-        lam = lam + ad * dlam
-        s = s + ad * ds
-        if min(ap, ad) < 1e-12:
-            last = f"step length collapsed at iteration {it}"
-            break
+            sigma = min(1.0, (mu_aff / mu) ** 3) if mu > 0 else 0.0
+            # corrector
+            dz, dw, dnu, dlam, ds = newton(
+                sigma * mu - s * zt - dz * ds,
+                sigma * mu - lam * w - dw * dlam,
+            )
+            kept = 0
+            if max_correctors > 0:
+                (dz, dw, dnu, dlam, ds), kept = _centrality_correctors(
+                    newton_sys, zt, w, lam, s, (dz, dw, dnu, dlam, ds), sigma * mu, max_correctors, late
+                )
+            eta = ETA
+            ap = eta * min(_max_step(zt, dz), _max_step(w, dw))
+            ad = eta * min(_max_step(lam, dlam), _max_step(s, ds))
+            if _DEBUG:
+                print(
+                    f"   ap={ap:.3f} ad={ad:.3f} sigma={sigma:.2e} mcc={kept} ndefl={len(defl)} K={sum(v[0].shape[1] for v in defl.values())} az={_max_step(zt, dz):.3f} aw={_max_step(w, dw):.3f} al={_max_step(lam, dlam):.3f} as={_max_step(s, ds):.3f}"
+                )
+            zt = zt + ap * dz
+            w = w + ap * dw
+            nu = nu + ad * dnu
+            lam = lam + ad * dlam
+            s = s + ad * ds
+            if min(ap, ad) < 1e-12:
+                last = f"step length collapsed at iteration {it}"
+                break
+            # stalled at the rounding floor: a step of under 1 % twice in a row after the best iterate was
+            # already acceptable
+            short = short + 1 if min(ap, ad) < 1e-2 else 0
+            if short >= 2 and best[0] <= accept and it - best[5] >= 2:
+                last = f"stalled at iteration {it}"
+                break
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True)
     if best[0] <= accept:
         # stalled near the optimum (rounding limits further progress): return the best iterate; the caller
         # certifies it independently
