@@ -41,8 +41,11 @@ def make_prior(n: int, m: int, seed: int = 0):
     return from_pmf(space, np.random.default_rng(seed).dirichlet(np.ones(space.size)))
 
 
+SEED = 0
+
+
 def make_program(kind: str, n: int, m: int):
-    prior = make_prior(n, m)
+    prior = make_prior(n, m, SEED)
     prog = PDDP(prior) if kind == "pd-dp" else PDI(prior)
     eps = 1.0 if kind == "pd-dp" else float(prog.eps_X) + 0.5
     return prog, eps

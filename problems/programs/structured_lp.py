@@ -80,6 +80,12 @@ REFINE_STEPS = 3
 REFINE_TOL = 1e-10
 #: at most this many Gondzio centrality correctors per iteration (0 disables them)
 MAX_CORRECTORS = 2
+#: Gondzio corrector parameters: target box [β_min, β_max]·σμ, trial step min(1, stretch·α + plus), and the
+#: factor by which a corrector must lengthen the shorter step to be kept
+MCC_BETA = (0.1, 10.0)
+MCC_STRETCH = 1.5
+MCC_PLUS = 0.1
+MCC_GAIN = 1.01
 #: below this μ every Newton solve (also predictor and correctors) is refined
 REFINE_ALL_BELOW = 1e-4
 #: a near-null direction u of H_y is deflated when uᵀH_yu < DEFLATION_CUTOFF · max diag(H_y)
@@ -367,29 +373,74 @@ def _deflation(
     )
     _, labels = connected_components(graph, directed=False)
     sizes = np.bincount(labels)
-    labels = labels.reshape(N, N)
+    # nodes (y, x) -> flat y*N + x in components of at least two nodes; compact component ids
+    nodes = np.flatnonzero(sizes[labels] >= 2)
+    comp_label, cid_nodes = np.unique(labels[nodes], return_inverse=True)
+    C = comp_label.size
+    comp_y = np.empty(C, dtype=np.intp)
+    comp_y[cid_nodes] = nodes // N
+    # columns with too many components are left to the plain factorisation (bordered system stays small)
+    per_col = np.bincount(comp_y, minlength=N)
+    ok = per_col[comp_y] <= 64
+    cid = np.full(N * N, -1, dtype=np.intp)
+    cid[nodes] = np.where(ok[cid_nodes], cid_nodes, -1)
+    zf = zt.ravel()
+    norms = np.sqrt(np.bincount(cid_nodes, weights=zf[nodes] ** 2, minlength=C))
+    u = np.zeros(N * N)
+    u[nodes] = zf[nodes] / norms[cid_nodes]
+    # rows (y, p) of the ratio constraints touching a component
+    cid2 = cid.reshape(N, N)
+    ci_all, cj_all = cid2[:, data.pi], cid2[:, data.pj]  # (N_y, P)
+    Y, p = np.nonzero((ci_all >= 0) | (cj_all >= 0))
+    ci, cj = ci_all[Y, p], cj_all[Y, p]
+    ni, nj = Y * N + data.pi[p], Y * N + data.pj[p]
+    Dyp = D[Y, p]
+    inside = (ci >= 0) & (ci == cj)
+    # g = (G0 u_c)_p for c = ci (both ends when inside: exactly (r_g − w)_p/‖z_K‖) and for c = cj
+    m1 = ci >= 0
+    m2 = (cj >= 0) & ~inside
+    g1 = np.where(inside, (r_g[Y, p] - w[Y, p]) / norms[np.maximum(ci, 0)], data.a_i[p] * u[ni])[m1]
+    g2 = (data.a_j[p] * u[nj])[m2]
+    rows = np.concatenate([np.flatnonzero(m1), np.flatnonzero(m2)])
+    comps = np.concatenate([ci[m1], cj[m2]])
+    g = np.concatenate([g1, g2])
+    Dg = Dyp[rows] * g
+    member = nodes[cid[nodes] >= 0]
+    Eu = E.ravel()[member] * u[member]
+    # Rayleigh quotients uᵀH_yu = Σ_p D_p (G0u)_p² + Σ E u²
+    rq = np.bincount(comps, weights=Dg * g, minlength=C) + np.bincount(
+        cid[member], weights=Eu * u[member], minlength=C
+    )
+    tau_y = np.max(diag, axis=1)
+    # only directions whose Rayleigh quotient Cholesky would resolve to worse than ~eps/cutoff are deflated;
+    # the rest are left to the plain factorisation (keeps the bordered system small)
+    keep = ok & (rq < cutoff * tau_y[comp_y])
+    kept = np.flatnonzero(keep)
+    if kept.size == 0:
+        return {}
+    order = kept[np.argsort(comp_y[kept], kind="stable")]
+    slot = np.full(C, -1, dtype=np.intp)
+    slot[order] = np.arange(order.size)
+    K = order.size
+    # H_yU = G0ᵀ (D G0 U) + E U for the kept components only, accumulated on (x, slot)
+    sel = slot[comps] >= 0
+    r_s, k_s, v_s = rows[sel], slot[comps[sel]], Dg[sel]
+    ps = p[r_s]
+    flat = np.concatenate([data.pi[ps] * K + k_s, data.pj[ps] * K + k_s])
+    vals = np.concatenate([data.a_i[ps] * v_s, data.a_j[ps] * v_s])
+    msel = slot[cid[member]] >= 0
+    mk = member[msel]
+    flat = np.concatenate([flat, (mk % N) * K + slot[cid[mk]]])
+    vals = np.concatenate([vals, Eu[msel]])
+    HUd = np.bincount(flat, weights=vals, minlength=N * K).reshape(N, K)
+    Ud = np.zeros((N, K))
+    Ud[mk % N, slot[cid[mk]]] = u[mk]
     out: dict[int, tuple[np.ndarray, float, np.ndarray]] = {}
-    for y in np.unique(yy):
-        lab = labels[y]
-        comps = np.unique(lab[sizes[lab] >= 2])
-        if comps.size == 0 or comps.size > 64:
-            continue
-        member = lab[:, None] == comps[None, :]
-        U = member * zt[y][:, None]
-        norms = np.linalg.norm(U, axis=0)
-        U /= norms
-        DGU = D[y][:, None] * np.asarray(data.G0 @ U)
-        inside = member[data.pi] & member[data.pj]
-        exact = (D[y] * r_g[y] - D[y] * w[y])[:, None] / norms[None, :]
-        DGU = np.where(inside, exact, DGU)
-        HU = np.asarray(data.G0T @ DGU) + E[y][:, None] * U
-        tau = float(np.max(diag[y]))
-        # only directions whose Rayleigh quotient Cholesky would resolve to worse than ~eps/cutoff are
-        # deflated; the rest are left to the plain factorisation (keeps the bordered system small)
-        keep = np.einsum("ij,ij->j", U, HU) < cutoff * tau
-        if not np.any(keep):
-            continue
-        out[int(y)] = (np.ascontiguousarray(U[:, keep]), tau, np.ascontiguousarray(HU[:, keep]))
+    ys = comp_y[order]
+    bounds = np.flatnonzero(np.diff(np.concatenate([[-1], ys, [N + 1]])))
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        y = int(ys[lo])
+        out[y] = (np.ascontiguousarray(Ud[:, lo:hi]), float(tau_y[y]), np.ascontiguousarray(HUd[:, lo:hi]))
     return out
 
 
@@ -658,7 +709,7 @@ def _centrality_correctors(
     (zero feasibility residuals, the same factorisation).  A corrector is kept only if it lengthens the
     shorter step by at least 1 %; otherwise the loop stops.  Returns the direction and the number kept.
     """
-    bmin, bmax = 0.1, 10.0
+    bmin, bmax = MCC_BETA
     lo, hi = bmin * target, bmax * target
 
     def steps(d: tuple[np.ndarray, ...]) -> tuple[float, float]:
@@ -677,14 +728,14 @@ def _centrality_correctors(
     for _ in range(max_correctors):
         if min(ap, ad) >= 1.0:
             break
-        tp, td = min(1.0, 1.5 * ap + 0.1), min(1.0, 1.5 * ad + 0.1)
+        tp, td = min(1.0, MCC_STRETCH * ap + MCC_PLUS), min(1.0, MCC_STRETCH * ad + MCC_PLUS)
         dz, dw, dnu, dlam, ds = direction
         vz = (zt + tp * dz) * (s + td * ds)
         vw = (w + tp * dw) * (lam + td * dlam)
         corr = newton.solve(push(vz), push(vw), homogeneous=True, refine=refine)
         trial = tuple(x + y for x, y in zip(direction, corr))
         ap1, ad1 = steps(trial)
-        if min(ap1, ad1) < 1.01 * min(ap, ad):
+        if min(ap1, ad1) < MCC_GAIN * min(ap, ad):
             break
         direction, ap, ad = trial, ap1, ad1
         kept += 1
@@ -700,7 +751,7 @@ def solve_block_angular(
     program: str = "ratio-lp",
     deflate_below: float = 1e-4,
     accept: float = 1e-7,
-    max_correctors: int = MAX_CORRECTORS,
+    max_correctors: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
     """Mehrotra predictor–corrector on the scaled block-angular LP; returns (Zᵀ, ν, λ, s, iterations).
 
@@ -708,6 +759,7 @@ def solve_block_angular(
     """
     N, P = data.N, data.P
     threads = _default_threads() if threads is None else threads
+    max_correctors = MAX_CORRECTORS if max_correctors is None else max_correctors
     b = data.b
     ct = data.ct
     # starting point: z uniform in each row (Az = b), every slack and multiplier positive
@@ -753,7 +805,11 @@ def solve_block_angular(
             D = lam / w
             E = s / zt
             diag, off = data.H_parts(D, E)
-            defl = _deflation(data, zt, w, r_g, D, E, diag) if mu < deflate_below else {}
+            defl = (
+                _deflation(data, zt, w, r_g, D, E, diag, cutoff=DEFLATION_CUTOFF)
+                if mu < deflate_below
+                else {}
+            )
             fac = None
             reg = 0.0
             scale = float(np.max(diag))
