@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from .database import DatabaseSpace
+from .database import DENSE_LIMIT, DatabaseSpace
 from .errors import InfeasibleProgramError, InvalidInputError, PrivacyToolkitError, SolverFailedError
 from .priors import parse_prior
 
@@ -59,12 +59,12 @@ def _symmetric_spec(spec: str) -> bool:
 
 def _cmd_solve(args) -> int:
     from .export import export_mechanism
-    from .orbit import make_program, parse_symmetric_prior, resolve_path
+    from .orbit import make_program, parse_symmetric_prior, product_channel, resolve_path
     from .programs import PDDP, PDI, PDMIP, RPD
 
     space = DatabaseSpace(args.n, args.m)
     path = args.path
-    if path != "dense" and args.program != "pd-mip" and _symmetric_spec(args.prior):
+    if path != "dense" and _symmetric_spec(args.prior):
         prior = parse_symmetric_prior(args.prior, args.n, args.m)  # never builds the m^n pmf
     else:
         prior = parse_prior(args.prior, space)
@@ -78,9 +78,13 @@ def _cmd_solve(args) -> int:
         prior = parse_prior(args.prior, space)
     try:
         if args.program == "pd-mip":
-            res = PDMIP(prior, solver=args.solver).solve(
-                args.distortion, unit="bits" if args.bits else "nats"
-            )
+            unit = "bits" if args.bits else "nats"
+            if chosen == "reduced":  # i.i.d. prior: single-letterisation, any n
+                res = make_program("pd-mip", prior, path="reduced", solver=args.solver).solve(
+                    args.distortion, unit=unit
+                )
+            else:
+                res = PDMIP(prior, solver=args.solver).solve(args.distortion, unit=unit)
         elif chosen == "reduced":
             target = space if args.program == "r-pd" else prior
             res = make_program(args.program, target, path="reduced", solver=args.solver).solve(args.eps)
@@ -117,7 +121,13 @@ def _cmd_solve(args) -> int:
             "unit": res.unit,
             "certificate": res.certificate.to_dict(),
         }
-        export_mechanism(res.mechanism, args.export, metadata=meta)
+        mechanism = res.mechanism
+        if res.extras.get("reduction") == "single-letter" and space.size <= DENSE_LIMIT:
+            mechanism = product_channel(res).mechanism()  # reduced PD-MIP: the Kronecker power W^⊗n
+            meta["mechanism_level"] = "database"
+        elif "mechanism_level" in res.extras:  # reduced results: "database", "type" or "row" (single letter)
+            meta["mechanism_level"] = res.extras["mechanism_level"]
+        export_mechanism(mechanism, args.export, metadata=meta)
     if args.json:
         out = res.to_dict()
         if args.export:

@@ -3,6 +3,8 @@
 See ``docs/orbit_reduction.md`` for the derivation.  Public API:
 
 * :class:`ReducedPDDP`, :class:`ReducedPDI`, :class:`ReducedRPD` — ``.solve(eps) -> SolveResult``;
+* :class:`ReducedPDMIP` — PD-MIP for i.i.d. priors, ``.solve(D) -> SolveResult`` (single-letterisation);
+  :func:`product_channel` gives its n-row mechanism lazily (:class:`ProductChannel`, Kronecker power, sampler);
 * :func:`make_program` — dense/reduced dispatcher (``path="auto" | "dense" | "reduced"``);
 * :class:`SymmetricPrior` and constructors — exchangeable priors at any n (no length-mⁿ pmf);
 * :func:`lift_mechanism`, :func:`sample` — the full mechanism (small N) or samples y ~ W(·|x) (any N);
@@ -12,6 +14,7 @@ See ``docs/orbit_reduction.md`` for the derivation.  Public API:
 
 from .dispatch import PATHS, make_program, resolve_path
 from .lift_dual import lift_duals, lifted_certificate
+from .pd_mip_iid import ProductChannel, ReducedPDMIP, iid_row_pmf, product_channel
 from .programs import LIFT_LIMIT, ReducedPDDP, ReducedPDI, ReducedRPD, lift_mechanism, sample
 from .reduced_lp import ReducedLP, ReducedLPSolution
 from .symmetric_prior import (
@@ -29,19 +32,23 @@ __all__ = [
     "LIFT_LIMIT",
     "PATHS",
     "JointTypes",
+    "ProductChannel",
     "ReducedLP",
     "ReducedLPSolution",
     "ReducedPDDP",
     "ReducedPDI",
+    "ReducedPDMIP",
     "ReducedRPD",
     "SymmetricPrior",
     "as_symmetric",
     "compositions",
+    "iid_row_pmf",
     "lift_duals",
     "lift_mechanism",
     "lifted_certificate",
     "make_program",
     "parse_symmetric_prior",
+    "product_channel",
     "resolve_path",
     "sample",
     "symmetric_contagious",

@@ -3,10 +3,11 @@
 ``make_program(name, prior, path="auto")`` returns an object with ``.solve(eps)`` (``.solve(D)`` for PD-MIP):
 
 * ``path="reduced"`` — the orbit-reduced program; needs a prior of kind uniform/iid/exchangeable (a
-  :class:`~problems.priors.Prior` or a :class:`~problems.orbit.symmetric_prior.SymmetricPrior`);
+  :class:`~problems.priors.Prior` or a :class:`~problems.orbit.symmetric_prior.SymmetricPrior`).  PD-MIP's
+  reduced form (:class:`~problems.orbit.pd_mip_iid.ReducedPDMIP`, single-letterisation) needs an i.i.d.
+  prior (uniform or iid): exchangeable mixtures raise :class:`~problems.errors.InvalidPriorError`;
 * ``path="dense"`` — the N×N program (a SymmetricPrior is expanded to its pmf, small n only);
-* ``path="auto"`` — reduced for row-permutation-invariant priors, dense for explicit ones.  PD-MIP has no
-  reduced form here, so ``auto`` gives the dense PD-MIP.
+* ``path="auto"`` — reduced for row-permutation-invariant priors (for PD-MIP: i.i.d. priors), dense otherwise.
 
 For the CLI: ``PATHS`` lists the choices of ``--path``; :func:`resolve_path` says which path ``auto`` picks.
 """
@@ -18,6 +19,7 @@ from typing import Any
 from ..database import DatabaseSpace
 from ..errors import InvalidInputError, InvalidPriorError
 from ..priors import Prior
+from .pd_mip_iid import ReducedPDMIP, iid_row_pmf
 from .programs import ReducedPDDP, ReducedPDI, ReducedRPD
 from .symmetric_prior import SYMMETRIC_KINDS, SymmetricPrior
 
@@ -25,8 +27,8 @@ __all__ = ["make_program", "resolve_path", "PATHS", "PROGRAMS", "REDUCIBLE"]
 
 PATHS = ("auto", "dense", "reduced")
 PROGRAMS = ("pd-dp", "pd-i", "r-pd", "pd-mip")
-#: Programs with a reduced form.
-REDUCIBLE = ("pd-dp", "pd-i", "r-pd")
+#: Programs with a reduced form (PD-MIP: for i.i.d. priors only).
+REDUCIBLE = ("pd-dp", "pd-i", "r-pd", "pd-mip")
 
 
 def _kind(prior: Prior | SymmetricPrior | DatabaseSpace) -> str:
@@ -43,8 +45,9 @@ def resolve_path(name: str, prior: Prior | SymmetricPrior | DatabaseSpace, path:
     if path not in PATHS:
         raise InvalidInputError(f"path must be one of {PATHS}, got {path!r}")
     symmetric = name == "r-pd" or _kind(prior) in SYMMETRIC_KINDS
+    iid = not isinstance(prior, DatabaseSpace) and iid_row_pmf(prior) is not None
     if path == "auto":
-        return "reduced" if symmetric and name in REDUCIBLE else "dense"
+        return "reduced" if symmetric and name in REDUCIBLE and (name != "pd-mip" or iid) else "dense"
     if path == "reduced":
         if name not in REDUCIBLE:
             raise InvalidInputError(f"{name} has no reduced form; reduced programs exist for {REDUCIBLE}")
@@ -52,6 +55,11 @@ def resolve_path(name: str, prior: Prior | SymmetricPrior | DatabaseSpace, path:
             raise InvalidPriorError(
                 f"the reduced path needs a prior invariant under permuting rows (kind in {SYMMETRIC_KINDS}); "
                 f"this prior has kind {_kind(prior)!r}. Use path='dense' or 'auto'"
+            )
+        if name == "pd-mip" and not iid:
+            raise InvalidPriorError(
+                "the reduced PD-MIP covers i.i.d. priors only (single-letterisation needs independent rows); "
+                f"this prior has kind {_kind(prior)!r}. Use path='dense' (small n only)"
             )
     return path
 
@@ -70,6 +78,8 @@ def make_program(
         if name == "r-pd":
             space = prior if isinstance(prior, DatabaseSpace) else prior.space
             return ReducedRPD(space, **kwargs)
+        if name == "pd-mip":
+            return ReducedPDMIP(prior, **kwargs)
         return (ReducedPDDP if name == "pd-dp" else ReducedPDI)(prior, **kwargs)
     from ..programs import PDDP, PDI, PDMIP, RPD
 

@@ -69,10 +69,11 @@ def test_dispatch():
         make_program("pd-dp", explicit, path="reduced")
     assert isinstance(make_program("r-pd", space), ReducedRPD)
     assert isinstance(make_program("r-pd", space, path="dense"), RPD)
-    assert isinstance(make_program("pd-mip", uniform(space)), PDMIP)
-    assert resolve_path("pd-mip", uniform(space)) == "dense"
+    # PD-MIP: reduced (single-letter) for i.i.d. priors, see test_reduced_pd_mip.py; dense otherwise
+    assert isinstance(make_program("pd-mip", explicit), PDMIP)
+    assert resolve_path("pd-mip", explicit) == "dense"
     with pytest.raises(InvalidInputError):
-        make_program("pd-mip", uniform(space), path="reduced")
+        make_program("pd-mip", explicit, path="reduced")
     with pytest.raises(InvalidInputError):
         make_program("nope", uniform(space))
     sym = symmetric_iid(3, [0.4, 0.6])
