@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import csv
 import math
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -35,7 +36,17 @@ from ..errors import InfeasibleProgramError
 from .programs import ReducedPDDP, ReducedPDI
 from .symmetric_prior import symmetric_iid
 
-__all__ = ["scale_figure", "eps_star_curve", "main", "DEFAULT_NS", "DEFAULT_LEVELS"]
+__all__ = [
+    "scale_figure",
+    "scale_rows",
+    "read_rows",
+    "eps_star_curve",
+    "main",
+    "DEFAULT_NS",
+    "DEFAULT_LEVELS",
+    "FIELDS",
+    "PRECOMPUTED_CSV",
+]
 
 #: n values of the default figure (each n costs a few dozen LP solves; see the module docstring).
 DEFAULT_NS: tuple[int, ...] = (10, 50)
@@ -45,9 +56,20 @@ DEFAULT_NS: tuple[int, ...] = (10, 50)
 DEFAULT_LEVELS: tuple[float, ...] = (0.05, 0.1, 0.15, 0.2, 0.25, 0.28, 0.295, 0.305, 0.32, 0.36, 0.4, 0.45)
 
 
-def _value_and_slope(prog, eps: float) -> tuple[float, float]:
+def _value_and_slope(prog, eps: float, log: list[dict] | None = None) -> tuple[float, float]:
     """D*(ε) and dD*/dε (envelope theorem on the reduced LP; NaN if the LP was solved rescaled)."""
+    t0 = time.perf_counter()
     res = prog.solve(eps)
+    if log is not None:
+        cert = res.certificate
+        log.append(
+            {
+                "eps": float(eps),
+                "value": float(res.value),
+                "max_kkt": float(cert.max_residual) if cert is not None else math.nan,
+                "seconds": time.perf_counter() - t0,
+            }
+        )
     lp = prog.lp
     if lp.log_scale is not None:
         return res.value, math.nan
@@ -68,13 +90,14 @@ def eps_star_curve(
     ftol: float = 1e-6,
     m: int = 2,
     counter: list[int] | None = None,
+    log: list[dict] | None = None,
 ) -> list[float]:
     """ε*(δn) for each δ in ``levels`` (NaN if D*(eps_max) > δn); see the module docstring for the method."""
     cache: dict[float, tuple[float, float]] = {}
 
     def F(eps: float) -> tuple[float, float]:
         if eps not in cache:
-            cache[eps] = _value_and_slope(prog, eps)
+            cache[eps] = _value_and_slope(prog, eps, log)
             if counter is not None:
                 counter[0] += 1
         return cache[eps]
@@ -92,9 +115,7 @@ def eps_star_curve(
                 lo = max(lo, e)
             else:
                 hi = min(hi, e)
-        if hi == eps_max and F(eps_max)[0] - target > 0:
-            out.append(math.nan)
-            continue
+        # (D*(eps_max) > target is detected only if the iteration gets there: no solve spent on it upfront)
         x = float(h_inv(target, n, m))
         x = min(max(x, lo), hi)
         result = math.nan
@@ -113,7 +134,75 @@ def eps_star_curve(
                 break
             step = x - f / g if (math.isfinite(g) and g < 0) else math.nan
             x = step if (math.isfinite(step) and lo < step < hi) else 0.5 * (lo + hi)
+        if (
+            hi == eps_max
+            and not (math.isfinite(result) and abs(F(result)[0] - target) <= ftol)
+            and F(eps_max)[0] - target > ftol
+        ):
+            result = math.nan  # D*(eps_max) > δn: not reached on [eps_min, eps_max]
         out.append(result)
+    return out
+
+
+FIELDS = ["n", "program", "D_over_n", "eps_star", "eps_over_n", "h_inv_over_n", "lp_solves", "max_kkt"]
+
+#: Precomputed n = 200 rows shipped with the package (``python -m problems.orbit.scale_figure`` with
+#: ``--ns 200``; each row's LP solves were certified, ``max_kkt`` is the largest KKT residual among them).
+PRECOMPUTED_CSV = Path(__file__).with_name("data") / "orbit_scale_n200.csv"
+
+
+def scale_rows(
+    n: int,
+    program: str,
+    levels: Sequence[float],
+    *,
+    row: Sequence[float] = (0.3, 0.7),
+    xtol: float = 1e-6,
+    progress: Callable[[str], object] = print,
+) -> list[dict]:
+    """ε*(δn) for ``program`` ∈ {"dp", "i"} at every δ in ``levels``, one CSV row each (see :data:`FIELDS`)."""
+    cls = {"dp": ReducedPDDP, "i": ReducedPDI}[program]
+    prior = symmetric_iid(n, row)
+    progress(f"n = {n}: building reduced PD-{program.upper()}")
+    prog = cls(prior)
+    lo = getattr(prog, "eps_X", 0.0)
+    counter = [0]
+    log: list[dict] = []
+    eps = eps_star_curve(prog, n, levels, eps_min=lo, xtol=xtol, counter=counter, log=log)
+    max_kkt = max((e["max_kkt"] for e in log), default=math.nan)
+    rows = []
+    for delta, e in zip(levels, eps):
+        hv = float(h_inv(delta * n, n, 2))
+        rows.append(
+            {
+                "n": n,
+                "program": f"pd-{program}",
+                "D_over_n": delta,
+                "eps_star": e,
+                "eps_over_n": e / n,
+                "h_inv_over_n": hv / n,
+                "lp_solves": counter[0],
+                "max_kkt": max_kkt,
+            }
+        )
+        progress(f"  D/n = {delta:.3f}: ε* = {e:.6g} (h⁻¹ = {hv:.6g})")
+    for entry in log:
+        progress(
+            f"  LP at ε = {entry['eps']:.6g}: D* = {entry['value']:.10g}, KKT {entry['max_kkt']:.1e}, "
+            f"{entry['seconds']:.1f} s"
+        )
+    return rows
+
+
+def read_rows(path: str | Path) -> list[dict]:
+    """Rows of an ``orbit_scale.csv`` (numbers parsed)."""
+    out = []
+    with Path(path).open(newline="") as fh:
+        for r in csv.DictReader(fh):
+            d: dict = {"n": int(r["n"]), "program": r["program"]}
+            for key in FIELDS[2:]:
+                d[key] = float(r[key]) if r.get(key) not in (None, "") else math.nan
+            out.append(d)
     return out
 
 
@@ -125,10 +214,15 @@ def scale_figure(
     row: Sequence[float] = (0.3, 0.7),
     levels: Sequence[float] = DEFAULT_LEVELS,
     xtol: float = 1e-6,
+    programs: Sequence[str] = ("dp", "i"),
+    include: Sequence[str | Path] | None = None,
 ) -> list[Path]:
     """Write ``orbit_scale.png``, ``orbit_scale.svg`` and ``orbit_scale.csv`` to ``out_dir``; return the paths.
 
-    The CSV has one row per (n, program, D/n) with ε*, ε*/n, h⁻¹(D)/n and the number of LP solves used.
+    The CSV has one row per (n, program, D/n) with ε*, ε*/n, h⁻¹(D)/n, the number of LP solves and the largest
+    KKT residual among them.  ``include`` lists CSV files of earlier runs (default: the shipped n = 200 rows,
+    :data:`PRECOMPUTED_CSV`, if present) whose rows for n not in ``ns`` are added to the figure and marked
+    "precomputed" in the legend; pass ``include=()`` to plot only what is computed now.
     """
     import matplotlib
 
@@ -139,46 +233,37 @@ def scale_figure(
     out.mkdir(parents=True, exist_ok=True)
     rows: list[dict] = []
     for n in ns:
-        prior = symmetric_iid(n, row)
-        for name, cls in (("dp", ReducedPDDP), ("i", ReducedPDI)):
-            progress(f"n = {n}: building reduced PD-{name.upper()}")
-            prog = cls(prior)
-            lo = getattr(prog, "eps_X", 0.0)
-            counter = [0]
+        for name in programs:
             try:
-                eps = eps_star_curve(prog, n, levels, eps_min=lo, xtol=xtol, counter=counter)
+                rows.extend(scale_rows(n, name, levels, row=row, xtol=xtol, progress=progress))
             except InfeasibleProgramError as exc:  # pragma: no cover - defensive
                 progress(f"  skipped: {exc}")
-                continue
-            for delta, e in zip(levels, eps):
-                rows.append(
-                    {
-                        "n": n,
-                        "program": f"pd-{name}",
-                        "D_over_n": delta,
-                        "eps_star": e,
-                        "eps_over_n": e / n,
-                        "h_inv_over_n": float(h_inv(delta * n, n, 2)) / n,
-                    }
-                )
-                progress(f"  D/n = {delta:.3f}: ε* = {e:.6g} (h⁻¹ = {float(h_inv(delta * n, n, 2)):.6g})")
-            progress(f"  {counter[0]} LP solves")
+    if include is None:
+        include = [PRECOMPUTED_CSV] if PRECOMPUTED_CSV.exists() else []
+    pre: list[dict] = []
+    for path in include:
+        pre.extend(r for r in read_rows(path) if r["n"] not in ns)
     csv_path = out / "orbit_scale.csv"
     with csv_path.open("w", newline="") as fh:
-        w = csv.DictWriter(
-            fh, fieldnames=["n", "program", "D_over_n", "eps_star", "eps_over_n", "h_inv_over_n"]
-        )
+        w = csv.DictWriter(fh, fieldnames=FIELDS)
         w.writeheader()
         w.writerows(rows)
+        w.writerows(pre)
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
-    grid = np.linspace(min(levels), max(levels), 200)
+    all_rows = rows + pre
+    all_ns = sorted({r["n"] for r in all_rows})
+    lv = [r["D_over_n"] for r in all_rows] or list(levels)
+    grid = np.linspace(min(lv), max(lv), 200)
     for ax, key, title in ((axes[0], "eps_over_n", "ε*(D)/n"), (axes[1], "eps_star", "ε*(D)")):
-        for n in ns:
+        for n in all_ns:
+            tag = " (precomputed)" if n not in ns else ""
             for prog, style in (("pd-dp", "o-"), ("pd-i", "s--")):
-                pts = [(r["D_over_n"], r[key]) for r in rows if r["n"] == n and r["program"] == prog]
+                pts = sorted(
+                    (r["D_over_n"], r[key]) for r in all_rows if r["n"] == n and r["program"] == prog
+                )
                 if pts:
                     x, y = zip(*pts)
-                    ax.plot(x, y, style, label=f"{prog} n={n}", ms=4)
+                    ax.plot(x, y, style, label=f"{prog} n={n}{tag}", ms=4)
             hv = h_inv(grid * n, n, 2)
             ax.plot(grid, hv / n if key == "eps_over_n" else hv, ":", color="k", lw=1)
         ax.set_xlabel("D/n")
@@ -196,14 +281,29 @@ def scale_figure(
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """``python -m problems.orbit.scale_figure OUT [--ns 10 50 200]`` (n = 200 takes hours: ≈ 18 LP solves of ~12 CPU min)."""
+    """``python -m problems.orbit.scale_figure OUT [--ns 10 50 200] [--programs dp i] [--levels …]``.
+
+    n = 200 takes hours (each LP solve ~12 CPU min, one per level plus one at the left end of each curve).
+    """
     import argparse
 
     ap = argparse.ArgumentParser(description="ε*(D)/n against D/n for PD-DP and PD-I (orbit-reduced LPs)")
     ap.add_argument("out", help="output directory")
     ap.add_argument("--ns", type=int, nargs="+", default=list(DEFAULT_NS))
+    ap.add_argument("--programs", nargs="+", choices=["dp", "i"], default=["dp", "i"])
+    ap.add_argument("--levels", type=float, nargs="+", default=list(DEFAULT_LEVELS), help="values of D/n")
+    ap.add_argument(
+        "--include", nargs="*", default=None, help="CSV files of earlier runs to add (default: shipped n=200)"
+    )
     args = ap.parse_args(argv)
-    for p in scale_figure(args.out, lambda s: print(s, flush=True), ns=tuple(args.ns)):
+    for p in scale_figure(
+        args.out,
+        lambda s: print(s, flush=True),
+        ns=tuple(args.ns),
+        levels=tuple(args.levels),
+        programs=tuple(args.programs),
+        include=args.include,
+    ):
         print(f"wrote {p}")
 
 

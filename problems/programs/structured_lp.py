@@ -75,7 +75,7 @@ ETA = 0.995
 #: OpenBLAS threads during the solve (many small LAPACK calls: 1 is fastest, and robust under load)
 BLAS_THREADS = 1
 #: maximum iterative-refinement steps per Newton solve (on the unreduced KKT residual)
-REFINE_STEPS = 3
+REFINE_STEPS = 8
 #: relative accuracy at which iterative refinement of a Newton solve stops
 REFINE_TOL = 1e-10
 #: at most this many Gondzio centrality correctors per iteration (0 disables them)
@@ -86,8 +86,11 @@ MCC_BETA = (0.1, 10.0)
 MCC_STRETCH = 1.5
 MCC_PLUS = 0.1
 MCC_GAIN = 1.01
+#: Mehrotra centring σ = min(SIGMA_MAX, (μ_aff/μ)^SIGMA_POWER)
+SIGMA_POWER = 3
+SIGMA_MAX = 1.0
 #: below this μ every Newton solve (also predictor and correctors) is refined
-REFINE_ALL_BELOW = 1e-4
+REFINE_ALL_BELOW = 1e-9
 #: a near-null direction u of H_y is deflated when uᵀH_yu < DEFLATION_CUTOFF · max diag(H_y)
 DEFLATION_CUTOFF = 1e-7
 _DEBUG = bool(os.environ.get("STRUCTURED_IPM_DEBUG"))
@@ -681,6 +684,11 @@ class _Newton:
             e2 = -dz.sum(axis=0) if r_p is None else -r_p - dz.sum(axis=0)
             e5 = r_s - (self.s * dz + self.zt * ds)
             err = max(float(np.max(np.abs(e5) / scale_s)), float(np.max(np.abs(e2))) / self.bnorm)
+            if _DEBUG:
+                k = int(np.argmax(np.abs(e5) / scale_s))
+                print(
+                    f"      refine err={err:.1e} e2={float(np.max(np.abs(e2))) / self.bnorm:.1e} worst z={self.zt.flat[k]:.1e} s={self.s.flat[k]:.1e} homog={homogeneous}"
+                )
             if err < self.refine_tol or err > 0.5 * err_old:
                 break
             err_old = err
@@ -837,7 +845,7 @@ def solve_block_angular(
                 float(np.sum((zt + ap * dz) * (s + ad * ds)) + np.sum((w + ap * dw) * (lam + ad * dlam)))
                 / n_comp
             )
-            sigma = min(1.0, (mu_aff / mu) ** 3) if mu > 0 else 0.0
+            sigma = min(SIGMA_MAX, (mu_aff / mu) ** SIGMA_POWER) if mu > 0 else 0.0
             # corrector
             dz, dw, dnu, dlam, ds = newton(
                 sigma * mu - s * zt - dz * ds,
