@@ -23,6 +23,7 @@ import json
 import multiprocessing as mp
 import os
 import platform
+import resource
 import time
 from pathlib import Path
 
@@ -236,6 +237,9 @@ def main() -> None:
         prog, eps = make_program("pd-dp", 9, 2)
         print(f"[largest] PD-DP N=512 load {os.getloadavg()[0]:.2f}", flush=True)
         result["largest"] = {"N": 512, "program": "pd-dp", **run_lp_method(prog.lp, eps, "structured")}
+        # peak resident memory of this process so far (Linux: KiB) — an upper bound for the N = 512 solve
+        result["largest"]["peak_rss_gb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+        result["largest"]["load"] = os.getloadavg()[0]
     _write(result)
 
     print(
@@ -264,7 +268,10 @@ def main() -> None:
         )
     if "largest" in result:
         g = result["largest"]
-        print(f"\nN = 512 PD-DP structured: {g['total_s']:.1f} s, KKT {g['max_kkt']:.1e} ({g['solver']})")
+        print(
+            f"\nN = 512 PD-DP structured: {g['total_s']:.1f} s, KKT {g['max_kkt']:.1e} ({g['solver']}), "
+            f"peak RSS {g['peak_rss_gb']:.1f} GB"
+        )
 
 
 if __name__ == "__main__":

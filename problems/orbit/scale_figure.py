@@ -10,7 +10,8 @@ safeguarded Newton iteration on f(ε) = D*(ε) − D that re-solves the reduced 
 * the start is h⁻¹(D) (clipped to the bracket): by Theorem 1 D*_d ≤ h ≤ D*_i, and where the curves coincide
   with h⁻¹ the first solve already satisfies |f| ≤ ``ftol`` (one LP per point).
 
-Stopping: |f(ε)| ≤ ``ftol`` or bracket width ≤ ``xtol``.  For PD-I the search starts at ε_X (below it PD-I is
+Stopping: |f(ε)| ≤ max(``ftol``, ``ftol_rel``·D) (the large reduced LPs are accurate to ~3e-8 relative, so an
+absolute 1e-6 would make n = 200 spend extra 12-minute solves on rounding) or bracket width ≤ ``xtol``.  For PD-I the search starts at ε_X (below it PD-I is
 infeasible, Lemma 3); where D*_i(ε_X) ≤ D already, ε*_i(D) = ε_X.  Where D*_d(0) ≤ D, ε*_d(D) = 0.
 
 The prior is i.i.d. with row pmf ``row`` (default (0.3, 0.7)), so D*_d(0) = 0.3·n (output the all-ones
@@ -56,7 +57,9 @@ DEFAULT_NS: tuple[int, ...] = (10, 50)
 DEFAULT_LEVELS: tuple[float, ...] = (0.05, 0.1, 0.15, 0.2, 0.25, 0.28, 0.295, 0.305, 0.32, 0.36, 0.4, 0.45)
 
 
-def _value_and_slope(prog, eps: float, log: list[dict] | None = None) -> tuple[float, float]:
+def _value_and_slope(
+    prog, eps: float, log: list[dict] | None = None, progress: Callable[[str], object] | None = None
+) -> tuple[float, float]:
     """D*(ε) and dD*/dε (envelope theorem on the reduced LP; NaN if the LP was solved rescaled)."""
     t0 = time.perf_counter()
     res = prog.solve(eps)
@@ -70,6 +73,11 @@ def _value_and_slope(prog, eps: float, log: list[dict] | None = None) -> tuple[f
                 "seconds": time.perf_counter() - t0,
             }
         )
+        if progress is not None:
+            e = log[-1]
+            progress(
+                f"  LP at ε = {e['eps']:.9g}: D* = {e['value']:.10g}, KKT {e['max_kkt']:.1e}, {e['seconds']:.1f} s"
+            )
     lp = prog.lp
     if lp.log_scale is not None:
         return res.value, math.nan
@@ -88,23 +96,28 @@ def eps_star_curve(
     eps_max: float = 12.0,
     xtol: float = 1e-6,
     ftol: float = 1e-6,
+    ftol_rel: float = 2e-7,
     m: int = 2,
     counter: list[int] | None = None,
     log: list[dict] | None = None,
+    progress: Callable[[str], object] | None = None,
 ) -> list[float]:
     """ε*(δn) for each δ in ``levels`` (NaN if D*(eps_max) > δn); see the module docstring for the method."""
     cache: dict[float, tuple[float, float]] = {}
 
     def F(eps: float) -> tuple[float, float]:
         if eps not in cache:
-            cache[eps] = _value_and_slope(prog, eps, log)
+            cache[eps] = _value_and_slope(prog, eps, log, progress)
             if counter is not None:
                 counter[0] += 1
         return cache[eps]
 
     out = []
+    ftol_abs = ftol
     for delta in levels:
         target = delta * n
+        # the reduced LPs are solved to ~3e-8 relative at large n: |f| ≤ max(ftol, ftol_rel·D) accepts that
+        ftol = max(ftol_abs, ftol_rel * target)
         if F(eps_min)[0] <= target + ftol:
             out.append(eps_min)
             continue
@@ -168,7 +181,7 @@ def scale_rows(
     lo = getattr(prog, "eps_X", 0.0)
     counter = [0]
     log: list[dict] = []
-    eps = eps_star_curve(prog, n, levels, eps_min=lo, xtol=xtol, counter=counter, log=log)
+    eps = eps_star_curve(prog, n, levels, eps_min=lo, xtol=xtol, counter=counter, log=log, progress=progress)
     max_kkt = max((e["max_kkt"] for e in log), default=math.nan)
     rows = []
     for delta, e in zip(levels, eps):
@@ -186,11 +199,6 @@ def scale_rows(
             }
         )
         progress(f"  D/n = {delta:.3f}: ε* = {e:.6g} (h⁻¹ = {hv:.6g})")
-    for entry in log:
-        progress(
-            f"  LP at ε = {entry['eps']:.6g}: D* = {entry['value']:.10g}, KKT {entry['max_kkt']:.1e}, "
-            f"{entry['seconds']:.1f} s"
-        )
     return rows
 
 

@@ -33,8 +33,13 @@ leaves the normal equations :math:`H\Delta z + A^\top\Delta\nu = f`, :math:`A\De
 Per iteration: N dense Cholesky factorisations and inversions of N×N matrices (LAPACK ``potrf``/``potri``,
 :math:`\approx N^4` flops in total), one N×N Cholesky, and batched matrix–vector products.  A general sparse
 LDLᵀ of the whole KKT system (Clarabel/QDLDL) does the same elimination without dense kernels and is ~10–30×
-slower here.  The predictor and corrector share one factorisation; each Newton solve gets up to
-:data:`REFINE_STEPS` steps of iterative refinement on the unreduced KKT residual.
+slower here.  The predictor, the corrector and up to :data:`MAX_CORRECTORS` Gondzio centrality correctors
+(:func:`_centrality_correctors`) share one factorisation; Newton solves get up to :data:`REFINE_STEPS` steps of
+iterative refinement on the unreduced KKT residual.
+
+**Parallelism.**  The blocks are factorised on :func:`_default_threads` Python threads calling LAPACKE through
+ctypes (which releases the GIL; :func:`_lapack_kernels`), and each Newton solve works on chunks of columns on
+a thread pool (NumPy releases the GIL in its kernels).  OpenBLAS's own threads are held at one meanwhile.
 
 **Degeneracy.**  Near the optimum the blocks :math:`H_y` have near-null directions (connected sets of tight
 ratio rows) that Cholesky resolves only by cancellation, and :math:`\sum_y H_y^{-1}` becomes singular to
