@@ -47,7 +47,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.optimize import brentq
 
 from ..certificate import Certificate
 from ..closed_forms import check_distortion
@@ -56,7 +55,7 @@ from ..errors import InvalidInputError, InvalidPriorError, ShapeMismatchError
 from ..measures import mutual_information
 from ..mechanism import Mechanism
 from ..priors import Prior, iid
-from ..programs.pd_mip import PDMIP, rate_distortion_lower_bound
+from ..programs.pd_mip import PDMIP, blahut_point_at_distortion, rate_distortion_lower_bound
 from ..result import SolveResult
 from ..units import check_unit, to_unit
 from .symmetric_prior import SymmetricPrior, as_symmetric
@@ -134,43 +133,6 @@ def product_channel(result: SolveResult) -> ProductChannel:
             f"{result.program!r} with reduction {ex.get('reduction')!r}"
         )
     return ProductChannel(np.asarray(ex["single_letter_channel"], dtype=float), int(ex["n"]))
-
-
-def _blahut(p: np.ndarray, d: np.ndarray, t: float, q: np.ndarray, iters: int = 20_000):
-    """Blahut–Arimoto fixed point at slope t from ``q``: W = q e^{−td}/Z, q ← pW (to 1e-16 in q)."""
-    A = np.exp(-t * d)  # single-letter and small: the linear domain is exact enough and fast
-    for _ in range(iters):
-        W = np.clip(q, 1e-300, None)[None, :] * A
-        W /= W.sum(axis=1, keepdims=True)
-        q_new = p @ W
-        done = np.max(np.abs(q_new - q)) < 1e-16
-        q = q_new
-        if done:
-            break
-    return W, q
-
-
-def _refine(p: np.ndarray, d: np.ndarray, D: float, lam: float, q: np.ndarray):
-    """``(W, q, t)`` on the rate–distortion curve with E d(W) = D (to round-off), or ``None``."""
-    if lam <= 1e-9 or D <= 0:
-        return None
-
-    def gap(t: float) -> float:
-        W, _ = _blahut(p, d, t, q)
-        return float(np.sum(p[:, None] * W * d)) - D
-
-    lo, hi = lam * (1 - 1e-3), lam * (1 + 1e-3)
-    for _ in range(8):
-        if gap(lo) > 0 > gap(hi):
-            break
-        lo, hi = lo * 0.9, hi * 1.1
-    else:
-        return None
-    t = brentq(gap, lo, hi, xtol=1e-15, rtol=1e-15, maxiter=200)
-    W, q_t = _blahut(p, d, t, q)
-    if float(np.sum(p[:, None] * W * d)) > D + 1e-13:
-        return None
-    return W, q_t, t
 
 
 def _endpoints(p: np.ndarray, D: float) -> list[tuple[str, np.ndarray, float]]:
@@ -256,7 +218,9 @@ class ReducedPDMIP:
         W_dense = np.asarray(res1.matrix, dtype=float)
         candidates = [("dense", W_dense, float(res1.extras["lambda_certified"]))]
         if self.polish and interior:
-            point = _refine(p, d, D1, lam, p @ W_dense)
+            point = blahut_point_at_distortion(
+                p, d, D1, lam, p @ W_dense, iters=20_000, tol=1e-15, tries=8, slack=1e-13
+            )
             if point is not None:
                 candidates.append(("blahut", point[0], point[2]))
         if self.polish:

@@ -50,7 +50,7 @@ from ..result import SolveResult
 from ..solver import SolverStats, solve_with_fallback
 from ..units import check_unit, to_unit
 
-__all__ = ["PDMIP", "solve_pd_mip", "rate_distortion_lower_bound"]
+__all__ = ["PDMIP", "solve_pd_mip", "rate_distortion_lower_bound", "blahut_point_at_distortion"]
 
 
 def rate_distortion_lower_bound(
@@ -112,37 +112,52 @@ def _blahut_arimoto_point(
     return W, q
 
 
-def _polish(p_x, d, D: float, lam: float, q: np.ndarray) -> np.ndarray | None:
-    """Move the solver's point onto the rate–distortion curve at distortion exactly D.
+def blahut_point_at_distortion(
+    p_x,
+    d,
+    D: float,
+    lam: float,
+    q: np.ndarray,
+    *,
+    iters: int = 3000,
+    tol: float = 1e-14,
+    tries: int = 6,
+    slack: float = 1e-12,
+) -> tuple[np.ndarray, np.ndarray, float] | None:
+    """The point of the rate–distortion curve at distortion exactly D, near slope ``lam``: ``(W, q, t)``.
 
-    The optimum of PD-MIP with an active constraint is the Blahut point W_λ whose distortion equals D;
-    we find that λ by Brent's method near the solver's multiplier, each evaluation warm-started from ``q``.
-    Returns ``None`` when no bracket is found (the caller keeps the solver's point).
+    The optimum of PD-MIP with an active constraint is the Blahut point W_t whose distortion equals D; t is
+    found by Brent's method (to ``tol``) in a bracket grown from ±0.1 % around the solver's multiplier (at most
+    ``tries`` times), each evaluation a Blahut iteration warm-started from ``q``.  Returns ``None`` when no
+    bracket is found or the point's distortion exceeds D by more than ``slack`` (the caller keeps its point).
+    Used by :class:`PDMIP` and by the single-letter :class:`~problems.orbit.pd_mip_iid.ReducedPDMIP`.
     """
     from scipy.optimize import brentq
 
-    if lam <= 1e-9:
+    if lam <= 1e-9 or D <= 0:
         return None
     cache: dict[float, tuple[np.ndarray, np.ndarray]] = {}
 
-    def gap(t: float) -> float:
+    def point(t: float) -> tuple[np.ndarray, np.ndarray]:
         if t not in cache:
-            cache[t] = _blahut_arimoto_point(p_x, d, t, q)
-        W, _ = cache[t]
-        return float(np.sum(p_x[:, None] * W * d)) - D
+            cache[t] = _blahut_arimoto_point(p_x, d, t, q, iters)
+        return cache[t]
+
+    def gap(t: float) -> float:
+        return float(np.sum(p_x[:, None] * point(t)[0] * d)) - D
 
     lo, hi = lam * (1 - 1e-3), lam * (1 + 1e-3)
-    for _ in range(6):
+    for _ in range(tries):
         if gap(lo) > 0 > gap(hi):
             break
         lo, hi = lo * 0.9, hi * 1.1
     else:
         return None
-    t = brentq(gap, lo, hi, xtol=1e-14, rtol=1e-14, maxiter=100)
-    W, _ = _blahut_arimoto_point(p_x, d, t, q)
-    if float(np.sum(p_x[:, None] * W * d)) > D + 1e-12:
+    t = brentq(gap, lo, hi, xtol=tol, rtol=tol, maxiter=200)
+    W, q_t = point(t)
+    if float(np.sum(p_x[:, None] * W * d)) > D + slack:
         return None
-    return W
+    return W, q_t, t
 
 
 class PDMIP:
@@ -199,7 +214,8 @@ class PDMIP:
         q = p @ W
         bound, M, lam_cert = _best_bound(p, self.d, q, lam, D)
         if self.polish:
-            polished = _polish(p, self.d, D, lam, q)
+            found = blahut_point_at_distortion(p, self.d, D, lam, q)
+            polished = None if found is None else found[0]
             if polished is not None:
                 # keep the polished point if it certifies a smaller gap (both are feasible)
                 value_p, q_p = mutual_information(polished, p), p @ polished
