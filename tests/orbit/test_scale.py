@@ -96,3 +96,55 @@ def test_pd_dp_m3_n10():
     res = ReducedPDDP(symmetric_iid(10, [0.2, 0.3, 0.5])).solve(1.0)
     assert res.certificate.max_residual <= 1e-7
     assert res.value <= h(1.0, 10, 3) + 1e-7
+
+
+def test_scale_figure_merges_precomputed_rows(tmp_path):
+    """Rows of an earlier run (other n) are added to the CSV and the figure; rows for computed n are not."""
+    from problems.orbit.scale_figure import FIELDS, read_rows, scale_figure
+
+    pre = tmp_path / "pre.csv"
+    with pre.open("w") as fh:
+        fh.write(",".join(FIELDS) + "\n")
+        fh.write("200,pd-dp,0.1,100.0,0.5,0.5,2,1e-9\n")
+        fh.write("6,pd-dp,0.1,1.0,0.2,0.2,1,1e-9\n")  # n = 6 is computed now: dropped
+    paths = scale_figure(tmp_path / "out", lambda s: None, ns=(6,), levels=(0.1, 0.32), include=[pre])
+    rows = read_rows(paths[0])
+    assert {(r["n"], r["program"]) for r in rows} == {(6, "pd-dp"), (6, "pd-i"), (200, "pd-dp")}
+    six = [r for r in rows if r["n"] == 6 and r["program"] == "pd-dp"]
+    assert six[0]["eps_star"] != 1.0 and six[0]["max_kkt"] <= 1e-7 and six[0]["lp_solves"] >= 1
+    assert all(p.exists() for p in paths)
+
+
+def test_shipped_n200_rows_agree_with_the_theorems():
+    """The shipped n = 200 curve points (hours of LP solves) against Theorem 1 / Lemma 3 and the closed forms.
+
+    Row (0.3, 0.7): ε_X = ln(7/3) and h(ε_X) = 0.3·n.  For D/n ≥ 0.3, ε*_d = 0 (D*_d(0) = 0.3·n) and
+    ε*_i = ε_X; for D/n < 0.3, max(h⁻¹(D) − ε_X, 0) ≤ ε*_d ≤ h⁻¹(D) ≤ ε*_i (Theorem 1), and every LP was certified.
+    PD-I rows without an LP must be the theorem's value h⁻¹(D), which applies because ε̃_X = ε_X ≤ h⁻¹(D) there.
+    """
+    from problems.closed_forms import h_inv
+    from problems.orbit.scale_figure import PRECOMPUTED_CSV, read_rows
+    from problems.prior_constants import eps_tilde_iid
+
+    if not PRECOMPUTED_CSV.exists():
+        pytest.skip("no precomputed n = 200 rows shipped")
+    rows = read_rows(PRECOMPUTED_CSV)
+    assert rows and all(r["n"] == 200 for r in rows)
+    eps_x = float(np.log(7 / 3))
+    assert {r["program"] for r in rows if r["lp_solves"] >= 1} == {"pd-dp", "pd-i"}
+    for r in rows:
+        n, delta, e = r["n"], r["D_over_n"], r["eps_star"]
+        hv = float(h_inv(delta * n, n, 2))
+        if r["lp_solves"] == 0:
+            # a row taken from the theorem (ε ≥ ε̃_X ⇒ D*_i = h): only for PD-I where it applies
+            assert r["program"] == "pd-i" and delta < 0.3
+            assert hv >= eps_tilde_iid([0.3, 0.7]) and e == pytest.approx(hv, rel=1e-12)
+            continue
+        assert r["max_kkt"] <= 1e-7
+        assert r["h_inv_over_n"] == pytest.approx(hv / n, rel=1e-12)
+        if delta >= 0.3:
+            assert e == (0.0 if r["program"] == "pd-dp" else pytest.approx(eps_x, abs=1e-9))
+        elif r["program"] == "pd-dp":
+            assert max(hv - eps_x, 0.0) - 1e-6 <= e <= hv + 1e-6
+        else:
+            assert e >= hv - 1e-6
