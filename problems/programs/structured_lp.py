@@ -481,33 +481,24 @@ def _lapack_kernels() -> _LapackKernels | None:
     found = None
     try:
         import ctypes
-        import glob
 
-        import scipy
-
-        for pkg in (scipy, np):
-            libdir = os.path.join(os.path.dirname(os.path.dirname(pkg.__file__)), pkg.__name__ + ".libs")
-            for path in sorted(glob.glob(os.path.join(libdir, "libscipy_openblas*.so*"))):
-                lib = ctypes.CDLL(path)
-                for suffix, int_t in (("", ctypes.c_int), ("64_", ctypes.c_int64)):
-                    f1 = getattr(lib, f"scipy_LAPACKE_dpotrf{suffix}", None)
-                    f2 = getattr(lib, f"scipy_LAPACKE_dpotri{suffix}", None)
-                    if f1 is None or f2 is None:
-                        continue
-                    for f in (f1, f2):
-                        f.restype = int_t
-                        f.argtypes = [ctypes.c_int, ctypes.c_char, int_t, ctypes.c_void_p, int_t]
-                    cand = _LapackKernels(f1, f2)
-                    # self-test against NumPy on a small SPD matrix
-                    a = np.array([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
-                    t = np.array(a)
-                    if cand.potrf(t) == 0 and cand.potri(t) == 0:
-                        # column-major lower = C-order upper
-                        if np.allclose(np.triu(t), np.triu(np.linalg.inv(a)), rtol=1e-12, atol=1e-14):
-                            found = cand
-                            break
-                if found is not None:
-                    break
+        for lib in _openblas_libraries():
+            for suffix, int_t in (("", ctypes.c_int), ("64_", ctypes.c_int64)):
+                f1 = getattr(lib, f"scipy_LAPACKE_dpotrf{suffix}", None)
+                f2 = getattr(lib, f"scipy_LAPACKE_dpotri{suffix}", None)
+                if f1 is None or f2 is None:
+                    continue
+                for f in (f1, f2):
+                    f.restype = int_t
+                    f.argtypes = [ctypes.c_int, ctypes.c_char, int_t, ctypes.c_void_p, int_t]
+                cand = _LapackKernels(f1, f2)
+                # self-test against NumPy on a small SPD matrix (column-major lower = C-order upper)
+                a = np.array([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
+                t = np.array(a)
+                if cand.potrf(t) == 0 and cand.potri(t) == 0:
+                    if np.allclose(np.triu(t), np.triu(np.linalg.inv(a)), rtol=1e-12, atol=1e-14):
+                        found = cand
+                        break
             if found is not None:
                 break
     except Exception:  # pragma: no cover - platform without these libraries
@@ -516,29 +507,38 @@ def _lapack_kernels() -> _LapackKernels | None:
     return found
 
 
-def _openblas_handles() -> list[tuple[object, object]]:
-    """(set, get) thread-count functions of the OpenBLAS copies loaded by NumPy and SciPy, if found."""
+def _openblas_libraries() -> list[object]:
+    """The OpenBLAS copies bundled with SciPy and NumPy (``scipy.libs``/``numpy.libs``), loaded by ctypes."""
     import ctypes
     import glob
 
     import scipy
 
-    handles = []
-    for pkg in (np, scipy):
+    libs = []
+    for pkg in (scipy, np):
         libdir = os.path.join(os.path.dirname(os.path.dirname(pkg.__file__)), pkg.__name__ + ".libs")
-        for path in glob.glob(os.path.join(libdir, "libscipy_openblas*.so*")):
+        for path in sorted(glob.glob(os.path.join(libdir, "libscipy_openblas*.so*"))):
             try:
-                lib = ctypes.CDLL(path)
+                libs.append(ctypes.CDLL(path))
             except OSError:
                 continue
-            for suffix in ("64_", ""):
-                setf = getattr(lib, f"scipy_openblas_set_num_threads{suffix}", None)
-                getf = getattr(lib, f"scipy_openblas_get_num_threads{suffix}", None)
-                if setf is not None and getf is not None:
-                    setf.argtypes = [ctypes.c_int]
-                    getf.restype = ctypes.c_int
-                    handles.append((setf, getf))
-                    break
+    return libs
+
+
+def _openblas_handles() -> list[tuple[object, object]]:
+    """(set, get) thread-count functions of the OpenBLAS copies loaded by NumPy and SciPy, if found."""
+    import ctypes
+
+    handles = []
+    for lib in _openblas_libraries():
+        for suffix in ("64_", ""):
+            setf = getattr(lib, f"scipy_openblas_set_num_threads{suffix}", None)
+            getf = getattr(lib, f"scipy_openblas_get_num_threads{suffix}", None)
+            if setf is not None and getf is not None:
+                setf.argtypes = [ctypes.c_int]
+                getf.restype = ctypes.c_int
+                handles.append((setf, getf))
+                break
     return handles
 
 
