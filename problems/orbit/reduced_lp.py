@@ -11,7 +11,7 @@ where p runs over the *moves* of :class:`~problems.orbit.types.JointTypes` (or o
 :math:`\kappa_p > 0` are fixed coefficients and only :math:`r = e^\epsilon` changes between solves.  In the
 certificate's notation (:func:`problems.certificate.lp_certificate`) ``G = [S₁ − r·diag(κ)S₂; −I]``, ``h = 0``.
 
-Two back ends:
+Three back ends:
 
 ``"clarabel"`` (default)
     builds the stacked constraint matrix once in CSC form and, for each ε, only rewrites the ``−rκ_p`` entries
@@ -21,6 +21,12 @@ Two back ends:
     the same LP as a DPP CVXPY problem with a ``Parameter`` r, solved through
     :func:`problems.solver.solve_with_fallback` (Clarabel, then the fallbacks).  Compile time grows with the
     number of constraints; ``benchmarks/bench_orbit.py`` measures both.
+``"block"``
+    the block-angular interior-point method of :mod:`problems.orbit.block_ipm` (dense Cholesky per block of
+    joint types with one y-type).  Its solution is certified here like any other; if the method fails or its
+    certificate exceeds :data:`BLOCK_ACCEPT`, the LP is solved again by the ``"clarabel"`` back end (both
+    attempts are recorded in ``stats.attempts``).  The reduced programs choose it for m ≥ 3 and large LPs,
+    where Clarabel's sparse LDLᵀ fills the (6-D lattice) blocks almost completely.
 
 Both return the primal u and multipliers in CVXPY's sign convention (Lagrangian c'u + ν'(Au − b) + λ'(Gu − h),
 λ ≥ 0), from which the toolkit computes its own KKT certificate.
@@ -37,20 +43,25 @@ import scipy.sparse as sp
 
 from ..certificate import Certificate, lp_certificate, ratio_lp_certificate
 from ..closed_forms import check_eps
-from ..errors import InfeasibleProgramError, InvalidInputError, SolverFailedError
+from ..errors import InfeasibleProgramError, InvalidInputError, ProblemTooLargeError, SolverFailedError
 from ..solver import SolverStats, solve_with_fallback
 
 __all__ = [
     "ReducedLP",
     "ReducedLPSolution",
     "BACKENDS",
+    "BLOCK_ACCEPT",
     "CLARABEL_SETTINGS",
     "IMPLIED_NONNEG_MIN_EPS",
     "SMALL_LP_SIZE",
     "SMALL_LP_TOLERANCE",
 ]
 
-BACKENDS = ("clarabel", "cvxpy")
+BACKENDS = ("clarabel", "block", "cvxpy")
+
+#: The ``"block"`` back end's answer is kept when the toolkit's certificate of it is at most this
+#: (× max(1, |value|)); otherwise Clarabel solves the LP again.
+BLOCK_ACCEPT = 1e-8
 
 #: Clarabel settings of the direct back end.  Tolerances 1e-8 give toolkit certificates ~1e-9 on the
 #: joint-type LPs (the issue asks for ≤ 1e-7); 1e-9 costs ~30 % and 1e-10 ~60 % more iterations there and
@@ -223,12 +234,26 @@ class ReducedLP:
         eps = check_eps(eps)
         r = float(np.exp(eps))
         if backend == "clarabel":
-            u, nu, lr, ln, stats = self._solve_clarabel(r, infeasible_reason)
-        elif backend == "cvxpy":
+            return self._clarabel_solution(r, eps, infeasible_reason)
+        if backend == "block":
+            return self._block_solution(r, eps, infeasible_reason)
+        if backend == "cvxpy":
             u, nu, lr, ln, stats = self._solve_cvxpy(r, solver, infeasible_reason)
-        else:
-            raise InvalidInputError(f"backend must be one of {BACKENDS}, got {backend!r}")
-        if backend == "clarabel" and self.log_scale is not None:
+            cert = self.certificate(u, nu, lr, ln, r)
+            return ReducedLPSolution(u, float(self.c @ u), nu, lr, ln, cert, stats, eps)
+        raise InvalidInputError(f"backend must be one of {BACKENDS}, got {backend!r}")
+
+    def _clarabel_solution(self, r: float, eps: float, infeasible_reason, attempts=()) -> ReducedLPSolution:  # noqa: ANN001
+        u, nu, lr, ln, stats = self._solve_clarabel(r, infeasible_reason)
+        if attempts:
+            stats = SolverStats(
+                stats.solver,
+                stats.solve_time,
+                stats.compile_time,
+                stats.iterations,
+                (*attempts, *stats.attempts),
+            )
+        if self.log_scale is not None:
             # u holds z = u/s here: certify the LP that was solved (an exact diagonal rescaling), then map back
             sc, cz, Az, Gz = self.scaled(r)
             cert = lp_certificate(
@@ -238,6 +263,42 @@ class ReducedLP:
         else:
             cert = self.certificate(u, nu, lr, ln, r)
         return ReducedLPSolution(u, float(self.c @ u), nu, lr, ln, cert, stats, eps)
+
+    def _block_solution(self, r: float, eps: float, infeasible_reason) -> ReducedLPSolution:  # noqa: ANN001
+        """The block interior-point method, certified; Clarabel again if it fails or is not accurate enough."""
+        from .block_ipm import BLOCK_SOLVER_NAME, solve_block_lp
+
+        # the rows u ≥ 0 are left out where they are implied (as for Clarabel): s ≡ 0, no degenerate bounds
+        bounded = not (self.nonneg_implied and r >= np.exp(IMPLIED_NONNEG_MIN_EPS))
+        try:
+            u, nu, lam, ln, iters, secs = solve_block_lp(
+                self.c,
+                self.A,
+                self.b,
+                self.src,
+                self.dst,
+                self.kappa,
+                r,
+                program=self.program,
+                bounded=bounded,
+            )
+        except (SolverFailedError, ProblemTooLargeError, np.linalg.LinAlgError) as exc:
+            reason = "; ".join(w for _, w in exc.attempts) if isinstance(exc, SolverFailedError) else str(exc)
+            return self._clarabel_solution(r, eps, infeasible_reason, ((BLOCK_SOLVER_NAME, reason),))
+        lr = lam / self.row_scale  # multipliers of the balanced rows s_p(u_s − rκ_p u_d) ≤ 0
+        cert = self.certificate(u, nu, lr, ln, r)
+        value = float(self.c @ u)
+        if not cert.max_residual <= BLOCK_ACCEPT * max(1.0, abs(value)):
+            note = f"certificate {cert.max_residual:.1e} above {BLOCK_ACCEPT:g}"
+            return self._clarabel_solution(r, eps, infeasible_reason, ((BLOCK_SOLVER_NAME, note),))
+        stats = SolverStats(
+            solver=BLOCK_SOLVER_NAME,
+            solve_time=float(secs),
+            compile_time=0.0,
+            iterations=int(iters),
+            attempts=((BLOCK_SOLVER_NAME, "Solved"),),
+        )
+        return ReducedLPSolution(u, value, nu, lr, ln, cert, stats, eps)
 
     def _solve_clarabel(self, r: float, infeasible_reason):
         import clarabel

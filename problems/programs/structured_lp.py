@@ -81,6 +81,8 @@ ETA = 0.995
 BLAS_THREADS = 1
 #: maximum iterative-refinement steps per Newton solve (on the unreduced KKT residual)
 REFINE_STEPS = 8
+#: iterative refinement also stops when a step reduces the error by less than this factor
+REFINE_CONTRACTION = 0.5
 #: relative accuracy at which iterative refinement of a Newton solve stops
 REFINE_TOL = 1e-10
 #: at most this many Gondzio centrality correctors per iteration (0 disables them)
@@ -96,6 +98,8 @@ SIGMA_POWER = 3
 SIGMA_MAX = 1.0
 #: below this μ every Newton solve (also predictor and correctors) is refined
 REFINE_ALL_BELOW = 1e-9
+#: stop when the best iterate, already within ``accept``, has not improved for this many iterations
+STALL_ITERATIONS = 6
 #: a near-null direction u of H_y is deflated when uᵀH_yu < DEFLATION_CUTOFF · max diag(H_y)
 DEFLATION_CUTOFF = 1e-7
 _DEBUG = bool(os.environ.get("STRUCTURED_IPM_DEBUG"))
@@ -155,6 +159,43 @@ class StructuredIPMData:
         # block layout: index [y, x]
         self.ct = np.ascontiguousarray(cost.T) / self.cost_scale
         self.b = np.asarray(b, dtype=float)
+
+    # --- the block-system protocol used by solve_block_angular (also implemented by
+    # problems.orbit.block_ipm.RaggedBlockSystem) ---
+    def start(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Starting point (z, w, λ, s, ν): z uniform in each row (Az = b), slacks and multipliers positive."""
+        N, P = self.N, self.P
+        zt = np.broadcast_to(self.b / N, (N, N)).copy()
+        w = np.maximum(-self.G(zt), 0.0) + 1.0 / N
+        return zt, w, np.ones((N, P)), np.ones((N, N)), np.zeros(N)
+
+    def A(self, zt: np.ndarray) -> np.ndarray:
+        """The linking rows A z = Σ_y z_y (also on a chunk of blocks: its partial sum)."""
+        return zt.sum(axis=0)
+
+    def AT(self, nu: np.ndarray) -> np.ndarray:
+        """Aᵀν in block layout (broadcast over the blocks)."""
+        return nu[None, :]
+
+    def chunks(self, k: int) -> list[slice]:
+        """At most k slices of the blocks (first axis), for the Newton solves on a thread pool."""
+        edges = np.linspace(0, self.N, k + 1).astype(int)
+        return [slice(int(lo), int(hi)) for lo, hi in zip(edges[:-1], edges[1:]) if hi > lo]
+
+    def factor(
+        self,
+        diag: np.ndarray,
+        off: np.ndarray,
+        threads: int,
+        deflation: dict | None,
+        pool=None,  # noqa: ANN001
+    ) -> _BlockFactor:
+        """Factorisation of the reduced Newton system (:class:`_BlockFactor`; it uses its own threads)."""
+        return _BlockFactor(self, diag, off, threads, deflation)
+
+    def deflation(self, zt, w, r_g, D, E, diag) -> dict:  # noqa: ANN001
+        """Near-null directions of the blocks (:func:`_deflation`)."""
+        return _deflation(self, zt, w, r_g, D, E, diag, cutoff=DEFLATION_CUTOFF)
 
     # --- operators in block layout (arrays indexed [y, ·]) ---
     def G(self, zt: np.ndarray) -> np.ndarray:
@@ -319,6 +360,15 @@ class _BlockFactor:
         H = self.Hinv[rows]
         return (H.reshape(-1, self.N) @ u).reshape(H.shape[0], self.N)
 
+    def forward(self, fc: np.ndarray, c: slice, work: np.ndarray) -> np.ndarray:
+        """First half of a Newton solve on the blocks ``c``: keeps Ĥ⁻¹f in ``work``, returns its part of AĤ⁻¹f."""
+        work[c] = self.hinv(fc, c)
+        return work[c].sum(axis=0)
+
+    def backward(self, fc: np.ndarray, dnu: np.ndarray, c: slice, work: np.ndarray) -> np.ndarray:
+        """Second half: Δz = Ĥ⁻¹(f − AᵀΔν) on the blocks ``c`` (before the bordered directions)."""
+        return work[c] - self.hinv_common(dnu, c)
+
     def coupling(self, rhs1: np.ndarray, f: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
         r"""Δν (and the bordered coefficients t) from :math:`\sum_y \hat H_y^{-1} f_y - g` = ``rhs1``."""
         if not self.blocks:
@@ -459,8 +509,8 @@ class _LapackKernels:
     at the same time (SciPy's f2py wrappers hold it).  Used only when the library and symbols are found.
     """
 
-    def __init__(self, potrf: object, potri: object) -> None:
-        self._potrf, self._potri = potrf, potri
+    def __init__(self, potrf: object, potri: object, potrs: object) -> None:
+        self._potrf, self._potri, self._potrs = potrf, potri, potrs
 
     def potrf(self, a: np.ndarray) -> int:
         n = a.shape[0]
@@ -469,6 +519,12 @@ class _LapackKernels:
     def potri(self, a: np.ndarray) -> int:
         n = a.shape[0]
         return int(self._potri(102, b"L", n, a.ctypes.data, n))
+
+    def potrs(self, factor: np.ndarray, rhs: np.ndarray) -> int:
+        """Solve with the Cholesky factor from :meth:`potrf`, in place on C-order ``rhs`` of shape (k, n)."""
+        n = factor.shape[0]
+        k = 1 if rhs.ndim == 1 else rhs.shape[0]
+        return int(self._potrs(102, b"L", n, k, factor.ctypes.data, n, rhs.ctypes.data, n))
 
 
 _KERNELS: list[_LapackKernels | None] = []
@@ -486,17 +542,25 @@ def _lapack_kernels() -> _LapackKernels | None:
             for suffix, int_t in (("", ctypes.c_int), ("64_", ctypes.c_int64)):
                 f1 = getattr(lib, f"scipy_LAPACKE_dpotrf{suffix}", None)
                 f2 = getattr(lib, f"scipy_LAPACKE_dpotri{suffix}", None)
-                if f1 is None or f2 is None:
+                f3 = getattr(lib, f"scipy_LAPACKE_dpotrs{suffix}", None)
+                if f1 is None or f2 is None or f3 is None:
                     continue
                 for f in (f1, f2):
                     f.restype = int_t
                     f.argtypes = [ctypes.c_int, ctypes.c_char, int_t, ctypes.c_void_p, int_t]
-                cand = _LapackKernels(f1, f2)
+                f3.restype = int_t
+                f3.argtypes = [ctypes.c_int, ctypes.c_char, int_t, int_t, ctypes.c_void_p, int_t]
+                f3.argtypes += [ctypes.c_void_p, int_t]
+                cand = _LapackKernels(f1, f2, f3)
                 # self-test against NumPy on a small SPD matrix (column-major lower = C-order upper)
                 a = np.array([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
                 t = np.array(a)
-                if cand.potrf(t) == 0 and cand.potri(t) == 0:
-                    if np.allclose(np.triu(t), np.triu(np.linalg.inv(a)), rtol=1e-12, atol=1e-14):
+                rhs = np.array([[1.0, 2.0, 3.0], [0.5, -1.0, 0.25]])
+                x = np.array(rhs)
+                if cand.potrf(t) == 0 and cand.potrs(t, x) == 0 and cand.potri(t) == 0:
+                    ok_inv = np.allclose(np.triu(t), np.triu(np.linalg.inv(a)), rtol=1e-12, atol=1e-14)
+                    ok_sol = np.allclose(x, np.linalg.solve(a, rhs.T).T, rtol=1e-12, atol=1e-14)
+                    if ok_inv and ok_sol:
                         found = cand
                         break
             if found is not None:
@@ -577,6 +641,16 @@ def _max_step(x: np.ndarray, dx: np.ndarray) -> float:
     return 1.0 if worst <= 1.0 else 1.0 / worst
 
 
+def _steps(
+    zt: np.ndarray, w: np.ndarray, lam: np.ndarray, s: np.ndarray, d: tuple[np.ndarray, ...], bounded: bool
+) -> tuple[float, float]:
+    """Largest primal and dual steps in (0, 1] keeping (z, w) and (λ, s) non-negative (z, s only if bounded)."""
+    dz, dw, _, dlam, ds = d
+    if not bounded:
+        return _max_step(w, dw), _max_step(lam, dlam)
+    return min(_max_step(zt, dz), _max_step(w, dw)), min(_max_step(lam, dlam), _max_step(s, ds))
+
+
 def _default_threads() -> int:
     """Threads over the blocks: the machine's cores (at most 4), when GIL-free LAPACK kernels are available."""
     if _lapack_kernels() is None:
@@ -601,11 +675,9 @@ class _Newton:
         self.zt, self.w, self.lam, self.s, self.D = zt, w, lam, s, D
         self.r_d, self.r_p, self.r_g, self.mu, self.bnorm = r_d, r_p, r_g, mu, bnorm
         self.refine_tol = REFINE_TOL
+        self.bounded = getattr(data, "bounded", True)
         self.pool = pool
-        N = zt.shape[0]
-        k = 1 if pool is None else pool._max_workers
-        edges = np.linspace(0, N, k + 1).astype(int)
-        self.chunks = [slice(int(lo), int(hi)) for lo, hi in zip(edges[:-1], edges[1:]) if hi > lo]
+        self.chunks = data.chunks(1 if pool is None else pool._max_workers)
 
     def _map(self, fn, chunks):  # noqa: ANN001, ANN202
         if self.pool is None or len(chunks) == 1:
@@ -622,7 +694,6 @@ class _Newton:
     ) -> list[np.ndarray]:
         """One unrefined Newton solve (``None`` stands for a zero residual); blocks of columns in parallel."""
         data, fac, w = self.data, self.fac, self.w
-        N = self.zt.shape[0]
         f = np.empty_like(rs)
         Hf = np.empty_like(rs)
 
@@ -630,13 +701,12 @@ class _Newton:
             t = rl[c] / w[c]
             if rg is not None:
                 t += self.D[c] * rg[c]
-            fc = rs[c] / self.zt[c]
+            fc = rs[c] / self.zt[c] if self.bounded else np.zeros_like(rs[c])
             fc -= data.GT(t)
             if rd is not None:
                 fc -= rd[c]
             f[c] = fc
-            Hf[c] = fac.hinv(fc, c)
-            return Hf[c].sum(axis=0)
+            return fac.forward(fc, c, Hf)
 
         rhs1 = sum(self._map(stage1, self.chunks))
         if rp is not None:
@@ -646,9 +716,10 @@ class _Newton:
         dw = np.empty_like(rl)
         dlam = np.empty_like(rl)
         ds = np.empty_like(rs)
+        e1 = None if self.bounded else np.empty_like(rs)
 
         def stage2(c: slice) -> None:
-            dz[c] = Hf[c] - fac.hinv_common(dnu, c)
+            dz[c] = fac.backward(f[c], dnu, c, Hf)
 
         self._map(stage2, self.chunks)
         fac.border(dz, tt)
@@ -660,13 +731,17 @@ class _Newton:
             dw[c] = dwc
             dlam[c] = (rl[c] - self.lam[c] * dwc) / w[c]
             dsc = data.GT(dlam[c])
-            dsc += dnu[None, :]
+            dsc += data.AT(dnu)
             if rd is not None:
                 dsc += rd[c]
-            ds[c] = dsc
+            if self.bounded:
+                ds[c] = dsc
+            else:  # no s: dsc is the rounding left in equation (1), refined by solve()
+                ds[c] = 0.0
+                e1[c] = dsc
 
         self._map(stage3, self.chunks)
-        del N
+        self.e1 = e1
         return [dz, dw, dnu, dlam, ds]
 
     def solve(
@@ -686,18 +761,21 @@ class _Newton:
         err_old = np.inf
         for _ in range(REFINE_STEPS if refine else 0):
             dz, dw, dnu, dlam, ds = d
-            e2 = -dz.sum(axis=0) if r_p is None else -r_p - dz.sum(axis=0)
-            e5 = r_s - (self.s * dz + self.zt * ds)
+            e2 = -self.data.A(dz) if r_p is None else -r_p - self.data.A(dz)
+            e5 = r_s - (self.s * dz + self.zt * ds) if self.bounded else np.zeros_like(r_s)
             err = max(float(np.max(np.abs(e5) / scale_s)), float(np.max(np.abs(e2))) / self.bnorm)
+            e1 = self.e1
+            if e1 is not None:  # without bounds the dual equation (1) is refined too (cost scaled to ≤ 1)
+                err = max(err, float(np.max(np.abs(e1))))
             if _DEBUG:
                 k = int(np.argmax(np.abs(e5) / scale_s))
                 print(
                     f"      refine err={err:.1e} e2={float(np.max(np.abs(e2))) / self.bnorm:.1e} worst z={self.zt.flat[k]:.1e} s={self.s.flat[k]:.1e} homog={homogeneous}"
                 )
-            if err < self.refine_tol or err > 0.5 * err_old:
+            if err < self.refine_tol or err > REFINE_CONTRACTION * err_old:
                 break
             err_old = err
-            corr = self.raw(None, -e2, None, e5, np.zeros_like(r_l))
+            corr = self.raw(e1, -e2, None, e5, np.zeros_like(r_l))
             d = [x + y for x, y in zip(d, corr)]
         return tuple(d)
 
@@ -726,11 +804,7 @@ def _centrality_correctors(
     lo, hi = bmin * target, bmax * target
 
     def steps(d: tuple[np.ndarray, ...]) -> tuple[float, float]:
-        dz, dw, _, dlam, ds = d
-        return (
-            min(_max_step(zt, dz), _max_step(w, dw)),
-            min(_max_step(lam, dlam), _max_step(s, ds)),
-        )
+        return _steps(zt, w, lam, s, d, newton.bounded)
 
     def push(v: np.ndarray) -> np.ndarray:
         t = np.where(v < lo, lo - v, 0.0)
@@ -770,18 +844,14 @@ def solve_block_angular(
 
     Arrays are in the *scaled* problem and block layout ``[y, ·]``; see :func:`solve_ratio_lp_structured`.
     """
-    N, P = data.N, data.P
     threads = _default_threads() if threads is None else threads
     max_correctors = MAX_CORRECTORS if max_correctors is None else max_correctors
     b = data.b
     ct = data.ct
-    # starting point: z uniform in each row (Az = b), every slack and multiplier positive
-    zt = np.broadcast_to(b / N, (N, N)).copy()
-    w = np.maximum(-data.G(zt), 0.0) + 1.0 / N
-    lam = np.ones((N, P))
-    s = np.ones((N, N))
-    nu = np.zeros(N)
-    n_comp = N * N + N * P
+    zt, w, lam, s, nu = data.start()
+    # a block system without the bounds z ≥ 0 (implied by its other rows) has s ≡ 0 and no s∘z pairs
+    bounded = getattr(data, "bounded", True)
+    n_comp = (zt.size if bounded else 0) + w.size
     bnorm = 1.0 + float(np.max(np.abs(b)))
     cnorm = 1.0 + float(np.max(np.abs(ct)))
     last = "max_iter"
@@ -791,8 +861,8 @@ def solve_block_angular(
     try:
         for it in range(max_iter + 1):
             Gz = data.G(zt)
-            r_d = ct + nu[None, :] + data.GT(lam) - s
-            r_p = zt.sum(axis=0) - b
+            r_d = ct + data.AT(nu) + data.GT(lam) - s
+            r_p = data.A(zt) - b
             r_g = Gz + w
             comp = float(np.sum(zt * s) + np.sum(w * lam))
             mu = comp / n_comp
@@ -816,19 +886,15 @@ def solve_block_angular(
                 last = "non-finite iterate"
                 break
             D = lam / w
-            E = s / zt
+            E = s / zt if bounded else np.zeros_like(zt)
             diag, off = data.H_parts(D, E)
-            defl = (
-                _deflation(data, zt, w, r_g, D, E, diag, cutoff=DEFLATION_CUTOFF)
-                if mu < deflate_below
-                else {}
-            )
+            defl = data.deflation(zt, w, r_g, D, E, diag) if mu < deflate_below else {}
             fac = None
             reg = 0.0
             scale = float(np.max(diag))
             for _attempt in range(6):
                 try:
-                    fac = _BlockFactor(data, diag + reg, off, threads, defl)
+                    fac = data.factor(diag + reg, off, threads, defl, pool)
                     break
                 except np.linalg.LinAlgError as exc:
                     last = f"factorisation failed: {exc}"
@@ -844,8 +910,7 @@ def solve_block_angular(
 
             # predictor (affine scaling)
             dz, dw, dnu, dlam, ds = newton(-s * zt, -lam * w, refine=late)
-            ap = min(_max_step(zt, dz), _max_step(w, dw))
-            ad = min(_max_step(lam, dlam), _max_step(s, ds))
+            ap, ad = _steps(zt, w, lam, s, (dz, dw, dnu, dlam, ds), bounded)
             mu_aff = (
                 float(np.sum((zt + ap * dz) * (s + ad * ds)) + np.sum((w + ap * dw) * (lam + ad * dlam)))
                 / n_comp
@@ -862,11 +927,11 @@ def solve_block_angular(
                     newton_sys, zt, w, lam, s, (dz, dw, dnu, dlam, ds), sigma * mu, max_correctors, late
                 )
             eta = ETA
-            ap = eta * min(_max_step(zt, dz), _max_step(w, dw))
-            ad = eta * min(_max_step(lam, dlam), _max_step(s, ds))
+            ap, ad = _steps(zt, w, lam, s, (dz, dw, dnu, dlam, ds), bounded)
+            ap, ad = eta * ap, eta * ad
             if _DEBUG:
                 print(
-                    f"   ap={ap:.3f} ad={ad:.3f} sigma={sigma:.2e} mcc={kept} ndefl={len(defl)} K={sum(v[0].shape[1] for v in defl.values())} az={_max_step(zt, dz):.3f} aw={_max_step(w, dw):.3f} al={_max_step(lam, dlam):.3f} as={_max_step(s, ds):.3f}"
+                    f"   ap={ap:.3f} ad={ad:.3f} sigma={sigma:.2e} mcc={kept} ndefl={len(defl)} K={sum(v[0].shape[1] for v in defl.values())} aw={_max_step(w, dw):.3f} al={_max_step(lam, dlam):.3f}"
                 )
             zt = zt + ap * dz
             w = w + ap * dw
@@ -880,6 +945,10 @@ def solve_block_angular(
             # already acceptable
             short = short + 1 if min(ap, ad) < 1e-2 else 0
             if short >= 2 and best[0] <= accept and it - best[5] >= 2:
+                last = f"stalled at iteration {it}"
+                break
+            # or: no better iterate for STALL_ITERATIONS iterations once one was acceptable
+            if best[0] <= accept and it - best[5] >= STALL_ITERATIONS:
                 last = f"stalled at iteration {it}"
                 break
     finally:

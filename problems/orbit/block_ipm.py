@@ -1,0 +1,332 @@
+r"""The block-angular interior-point method for the orbit-reduced LPs: blocks of different sizes.
+
+The reduced LPs of :mod:`problems.orbit.reduced_lp` have the same shape as the dense ratio LP of
+:mod:`problems.programs.structured_lp`:
+
+.. math::
+
+    \min_u c^\top u \quad\text{s.t.}\quad A u = b,\qquad G u \le 0,\qquad u \ge 0,
+
+with the ratio rows :math:`G` (one per move, :math:`u_s - r\kappa_p u_d`) *block diagonal*: a move changes
+the type of x but never the type of y (it changes one row of x while y stays), so every move stays inside the
+set of joint types with one column-sum vector t(y).  The blocks are the connected components of the move graph
+(found here, not assumed): for PD-DP/PD-I with m = 3, n = 10 there are 66 of them, of 66 to 1 500 joint
+types.  The E linking rows :math:`Au = b` (one per x-type) couple the blocks.
+
+Eliminating the slacks as in :mod:`~problems.programs.structured_lp` leaves
+:math:`H\Delta u + A^\top\Delta\nu = f`, :math:`A\Delta u = g` with :math:`H = G^\top DG + \mathrm{diag}(s/u)`
+block diagonal.  Per iteration and block b this module forms :math:`H_b` densely (its Cholesky factor is
+nearly dense anyway: each block is a product of m simplex lattices), factorises it (``potrf``), and solves
+for the linking columns, :math:`Y_b = H_b^{-1}A_b^\top` (``potrs`` with e_b ≤ E right-hand sides), which gives
+the E×E Schur complement :math:`S = \sum_b A_bY_b`.  A Newton solve then costs one product
+:math:`Y_b^\top f_b` (the right-hand side :math:`AH^{-1}f`) and one ``potrs`` per block,
+:math:`\Delta u_b = H_b^{-1}(f_b - A_b^\top\Delta\nu)`.  Blocks are spread over two Python threads; the
+LAPACK calls go through ctypes and release the GIL
+(:func:`~problems.programs.structured_lp._lapack_kernels`).
+
+The iteration itself — Mehrotra predictor–corrector with Gondzio correctors and iterative refinement on the
+unreduced KKT residual — is :func:`~problems.programs.structured_lp.solve_block_angular`, shared with the
+dense method; :class:`RaggedBlockSystem` is the block system it runs on.  The result is certified by the
+toolkit's own KKT check of the reduced LP (:meth:`ReducedLP.certificate
+<problems.orbit.reduced_lp.ReducedLP.certificate>`), exactly as for the Clarabel back end.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import scipy.linalg as sla
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
+
+from ..errors import InvalidInputError, ProblemTooLargeError, SolverFailedError
+from ..programs.structured_lp import (
+    BLAS_THREADS,
+    SOLVER_NAME,
+    _BlasThreads,
+    _lapack_kernels,
+    solve_block_angular,
+)
+
+__all__ = ["RaggedBlockSystem", "solve_block_lp", "BLOCK_SOLVER_NAME", "MAX_BLOCK_SIZE"]
+
+BLOCK_SOLVER_NAME = SOLVER_NAME + "-blocks"
+#: Largest block (joint types with one y-type) factorised densely: 8 000² doubles = 512 MB.
+MAX_BLOCK_SIZE = 8_000
+
+
+class RaggedBlockSystem:
+    r"""The LP ``min c'u, Au = b, u[src] − rκ u[dst] ≤ 0, u ≥ 0`` as a block system for
+    :func:`~problems.programs.structured_lp.solve_block_angular`.
+
+    Variables are renumbered so that each block (connected component of the moves) is contiguous; all
+    arrays the iteration sees are flat vectors in that order (u and s of length K, w and λ of length P).
+    Internally the cost is divided by max|c| and each ratio row by max(1, rκ_p) (the feasible set is the
+    same); :meth:`unscale` maps a solution back to the caller's order and scaling.
+    """
+
+    def __init__(
+        self,
+        c: np.ndarray,
+        A: sp.spmatrix,
+        b: np.ndarray,
+        src: np.ndarray,
+        dst: np.ndarray,
+        kappa: np.ndarray,
+        r: float,
+        *,
+        bounded: bool = True,
+        max_block: int = MAX_BLOCK_SIZE,
+    ) -> None:
+        c = np.asarray(c, dtype=float)
+        K = c.size
+        src = np.asarray(src, dtype=np.intp)
+        dst = np.asarray(dst, dtype=np.intp)
+        P = src.size
+        graph = sp.csr_matrix((np.ones(P), (src, dst)), shape=(K, K))
+        nblocks, label = connected_components(graph, directed=False)
+        order = np.argsort(label, kind="stable")  # new position -> old variable
+        sizes = np.bincount(label, minlength=nblocks)
+        if sizes.max() > max_block:
+            raise ProblemTooLargeError(
+                f"the largest block has {int(sizes.max())} variables; the block method factorises blocks "
+                f"densely and accepts at most {max_block}",
+                size=int(sizes.max()),
+                limit=max_block,
+            )
+        pos = np.empty(K, dtype=np.intp)
+        pos[order] = np.arange(K)
+        self.K, self.P, self.nblocks = K, P, nblocks
+        self.bounded = bool(bounded)
+        self.order, self.pos = order, pos
+        self.offsets = np.concatenate([[0], np.cumsum(sizes)])
+        # ratio rows in block order
+        pi, pj = pos[src], pos[dst]
+        rblock = label[src]
+        rorder = np.argsort(rblock, kind="stable")
+        self.rorder = rorder
+        self.pi, self.pj = pi[rorder], pj[rorder]
+        self.roffsets = np.concatenate([[0], np.cumsum(np.bincount(rblock, minlength=nblocks))])
+        self.r = float(r)
+        coef_j = -self.r * np.asarray(kappa, dtype=float)[rorder]
+        self.row_scale = 1.0 / np.maximum(1.0, np.abs(coef_j))
+        self.a_i = self.row_scale
+        self.a_j = coef_j * self.row_scale
+        rows = np.concatenate([np.arange(P), np.arange(P)])
+        cols = np.concatenate([self.pi, self.pj])
+        vals = np.concatenate([self.a_i, self.a_j])
+        self.G0 = sp.csr_matrix((vals, (rows, cols)), shape=(P, K))
+        self.G0T = self.G0.T.tocsr()
+        self.G0sqT = sp.csr_matrix((vals**2, (rows, cols)), shape=(P, K)).T.tocsr()
+        self.offprod = self.a_i * self.a_j
+        key = self.pi * K + self.pj
+        korder = np.argsort(key)
+        rev_key = self.pj * K + self.pi
+        rpos = np.clip(np.searchsorted(key[korder], rev_key), 0, P - 1)
+        if np.any(key[korder][rpos] != rev_key):
+            raise InvalidInputError("the ratio rows must come in reverse pairs (u_s ≤ … u_d and u_d ≤ … u_s)")
+        self.rev = korder[rpos]
+        # linking rows
+        Ap = sp.csc_matrix(A)[:, order]
+        self.Acsr = Ap.tocsr()
+        self.AcscT = Ap.T.tocsr()
+        self.E = Ap.shape[0]
+        self.b = np.asarray(b, dtype=float)
+        self.cost_scale = float(np.max(np.abs(c))) or 1.0
+        self.ct = c[order] / self.cost_scale
+        # per block: the linking rows it touches and A_b restricted to them (dense e_b × n_b, C order)
+        self.block_rows: list[np.ndarray] = []
+        self.block_A: list[np.ndarray] = []
+        for k in range(nblocks):
+            lo, hi = self.offsets[k], self.offsets[k + 1]
+            sub = Ap[:, lo:hi].tocoo()
+            rws = np.unique(sub.row)
+            Ab = np.zeros((rws.size, hi - lo))
+            Ab[np.searchsorted(rws, sub.row), sub.col] = sub.data
+            self.block_rows.append(rws)
+            self.block_A.append(Ab)
+        self.local_i = self.pi - self.offsets[label[order][self.pi]] if P else self.pi
+        self.local_j = self.pj - self.offsets[label[order][self.pj]] if P else self.pj
+        # work balance over threads: blocks by decreasing n_b³, greedily to the least loaded thread
+        self.sizes = sizes
+        self._buffers = [np.empty((int(n), int(n))) for n in sizes]
+
+    # --- protocol of solve_block_angular
+    def start(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """u spread over each linking row (Au = b when every column has one entry), slacks and multipliers 1."""
+        row_len = np.asarray(np.abs(self.Acsr).sum(axis=1)).ravel()
+        col_row = np.asarray(self.AcscT.argmax(axis=1)).ravel()
+        u = np.abs(self.b[col_row]) / np.maximum(row_len[col_row], 1e-300)
+        u = np.where(u > 0, u, 1.0 / self.K)
+        w = np.maximum(-self.G(u), 0.0) + float(np.mean(u))
+        s = np.ones(self.K) if self.bounded else np.zeros(self.K)
+        return u, w, np.ones(self.P), s, np.zeros(self.E)
+
+    def A(self, u: np.ndarray) -> np.ndarray:
+        return self.Acsr @ u
+
+    def AT(self, nu: np.ndarray) -> np.ndarray:
+        return self.AcscT @ nu
+
+    def chunks(self, k: int) -> list[slice]:
+        """One chunk: the flat layout does not split into aligned z- and w-chunks; threads work per block."""
+        return [slice(None)]
+
+    def G(self, u: np.ndarray) -> np.ndarray:
+        return u[self.pi] * self.a_i + u[self.pj] * self.a_j
+
+    def GT(self, v: np.ndarray) -> np.ndarray:
+        return self.G0T @ v
+
+    def H_parts(self, D: np.ndarray, E: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        diag = self.G0sqT @ D + E
+        off = self.offprod * D
+        return diag, off + off[self.rev]
+
+    def factor(self, diag, off, threads, deflation, pool=None):  # noqa: ANN001, ANN201
+        return _RaggedFactor(self, diag, off, pool)
+
+    def deflation(self, u, w, r_g, D, E, diag) -> dict:  # noqa: ANN001
+        return {}
+
+    # --- results
+    def unscale(
+        self, u: np.ndarray, nu: np.ndarray, lam: np.ndarray, s: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(u, ν, λ, s) in the caller's variable and row order, for the unscaled rows u_s − rκ u_d ≤ 0."""
+        cs = self.cost_scale
+        u_out = np.empty(self.K)
+        u_out[self.order] = u
+        s_out = np.empty(self.K)
+        s_out[self.order] = s * cs
+        lam_out = np.empty(self.P)
+        lam_out[self.rorder] = lam * self.row_scale * cs
+        return u_out, nu * cs, lam_out, s_out
+
+
+class _RaggedFactor:
+    """Dense Cholesky factors of the blocks H_b, Y_b = H_b⁻¹A_bᵀ and the factorised Schur complement."""
+
+    def __init__(self, sysm: RaggedBlockSystem, diag: np.ndarray, off: np.ndarray, pool) -> None:  # noqa: ANN001
+        kernels = _lapack_kernels()
+        if kernels is None:
+            raise SolverFailedError("reduced-lp", [(BLOCK_SOLVER_NAME, "GIL-free LAPACK kernels not found")])
+        self.sysm, self.kernels, self.pool = sysm, kernels, pool
+        E = sysm.E
+        self.Y: list[np.ndarray] = [np.empty(0)] * sysm.nblocks
+        self.shifted = 0
+        failed: list[int] = []
+
+        def work(k: int) -> np.ndarray:
+            lo, hi = sysm.offsets[k], sysm.offsets[k + 1]
+            rlo, rhi = sysm.roffsets[k], sysm.roffsets[k + 1]
+            H = sysm._buffers[k]
+            n = hi - lo
+            d = diag[lo:hi]
+            li, lj = sysm.local_i[rlo:rhi], sysm.local_j[rlo:rhi]
+            shift, tries = 0.0, 0
+            while True:
+                H.fill(0.0)
+                H[li, lj] = off[rlo:rhi]
+                H[np.arange(n), np.arange(n)] = d + shift
+                info = kernels.potrf(H)
+                if info == 0 or tries >= 6:
+                    break
+                scale = float(np.max(d))
+                shift = scale * (1e-14 if shift == 0.0 else 100 * shift / scale)
+                tries += 1
+            if info != 0:
+                failed.append(k)
+                return np.zeros((0, 0))
+            if shift:
+                self.shifted += 1
+            Ab = sysm.block_A[k]
+            Y = np.array(Ab)  # C-order (e_b, n_b) = column-major n_b × e_b right-hand sides
+            kernels.potrs(H, Y)
+            self.Y[k] = Y
+            return Ab @ Y.T
+
+        ks = list(np.argsort(-sysm.sizes, kind="stable"))
+        parts = list(pool.map(work, ks)) if pool is not None else [work(k) for k in ks]
+        if failed:
+            raise np.linalg.LinAlgError(f"block {failed[0]} of the normal equations is not positive definite")
+        S = np.zeros((E, E))
+        for k, Sb in zip(ks, parts):
+            rws = sysm.block_rows[k]
+            S[np.ix_(rws, rws)] += Sb
+        S = 0.5 * (S + S.T)
+        try:
+            self.S_cho = sla.cho_factor(S, lower=True, check_finite=False)
+        except np.linalg.LinAlgError:
+            S[np.diag_indices(E)] += 1e-14 * np.max(np.abs(np.diag(S)))
+            self.S_cho = sla.cho_factor(S, lower=True, check_finite=False)
+        self._order = ks
+
+    def _map(self, fn) -> None:  # noqa: ANN001
+        if self.pool is not None:
+            list(self.pool.map(fn, self._order))
+        else:
+            for k in self._order:
+                fn(k)
+
+    def forward(self, fc: np.ndarray, c: slice, work: np.ndarray) -> np.ndarray:
+        """A H⁻¹ f = Σ_b Y_bᵀ f_b."""
+        sysm = self.sysm
+        out = np.zeros(sysm.E)
+        for k in range(sysm.nblocks):
+            lo, hi = sysm.offsets[k], sysm.offsets[k + 1]
+            out[sysm.block_rows[k]] += self.Y[k] @ fc[lo:hi]
+        return out
+
+    def coupling(self, rhs1: np.ndarray, f: np.ndarray) -> tuple[np.ndarray, None]:
+        return sla.cho_solve(self.S_cho, rhs1, check_finite=False), None
+
+    def backward(self, fc: np.ndarray, dnu: np.ndarray, c: slice, work: np.ndarray) -> np.ndarray:
+        """Δu_b = H_b⁻¹(f_b − A_bᵀΔν) for every block (potrs on the blocks' factors, in parallel)."""
+        sysm = self.sysm
+        out = fc - sysm.AT(dnu)
+
+        def one(k: int) -> None:
+            lo, hi = sysm.offsets[k], sysm.offsets[k + 1]
+            seg = np.ascontiguousarray(out[lo:hi])
+            self.kernels.potrs(sysm._buffers[k], seg)
+            out[lo:hi] = seg
+
+        self._map(one)
+        return out
+
+    def border(self, dz: np.ndarray, tt: None) -> None:
+        return None
+
+
+def solve_block_lp(
+    c: np.ndarray,
+    A: sp.spmatrix,
+    b: np.ndarray,
+    src: np.ndarray,
+    dst: np.ndarray,
+    kappa: np.ndarray,
+    r: float,
+    *,
+    tol: float = 1e-9,
+    max_iter: int = 150,
+    threads: int | None = None,
+    program: str = "reduced-lp",
+    bounded: bool = True,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int, float]:
+    """Solve the block LP; returns ``(u, ν, λ, s, iterations, seconds)`` for rows ``u_s − rκ u_d ≤ 0``.
+
+    Sign convention of :meth:`ReducedLP.certificate`: c + Aᵀν + Gᵀλ − s = 0, λ, s ≥ 0.  With
+    ``bounded=False`` the rows u ≥ 0 are left out (the caller asserts that the ratio rows imply them, see
+    :class:`~problems.orbit.reduced_lp.ReducedLP`); then s = 0 and H_b = G_bᵀDG_b, positive definite because
+    every variable has a reverse pair of rows with r > 1.
+    """
+    t0 = time.perf_counter()
+    sysm = RaggedBlockSystem(c, A, b, src, dst, kappa, r, bounded=bounded)
+    # overflow/invalid values end the iteration ("non-finite iterate") and the caller falls back to Clarabel
+    with _BlasThreads(BLAS_THREADS), np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        u, nu, lam, s, iters = solve_block_angular(
+            sysm, tol=tol, max_iter=max_iter, threads=threads, program=program, deflate_below=0.0
+        )
+    return (*sysm.unscale(u, nu, lam, s), iters, time.perf_counter() - t0)
