@@ -4,7 +4,9 @@ Run: ``/work/venv/bin/python benchmarks/bench_orbit.py [--quick] [--skip-n200]``
 writes ``benchmarks/results/orbit.json``.  Prior: i.i.d. (0.3, 0.7) for m = 2, (0.2, 0.3, 0.5) for m = 3;
 ε = 1.  Times are wall-clock seconds of build (enumeration + sparse matrices) and solve (Clarabel), plus the
 process CPU seconds of the solve (more stable than wall time on a shared machine); the load average is
-recorded with the results.  ``program`` is PD-DP unless the path is ``reduced-pdi``.
+recorded with the results.  ``program`` is PD-DP unless the path is ``reduced-pdi``.  Paths ``reduced-clarabel`` /
+``reduced-block`` force the back end (``problems.orbit.reduced_lp``); ``reduced`` uses ``backend="auto"``; the
+solver actually used is shown in brackets.
 """
 
 from __future__ import annotations
@@ -24,9 +26,11 @@ from problems.programs import PDDP
 ROWS = {2: [0.3, 0.7], 3: [0.2, 0.3, 0.5]}
 
 
-def run_reduced(n: int, m: int, eps: float, cls=ReducedPDDP, path: str = "reduced") -> dict:
+def run_reduced(
+    n: int, m: int, eps: float, cls=ReducedPDDP, path: str = "reduced", backend: str = "auto"
+) -> dict:
     t0 = time.perf_counter()
-    prog = cls(symmetric_iid(n, ROWS[m]))
+    prog = cls(symmetric_iid(n, ROWS[m]), backend=backend)
     build = time.perf_counter() - t0
     t1 = time.perf_counter()
     c1 = time.process_time()
@@ -34,7 +38,7 @@ def run_reduced(n: int, m: int, eps: float, cls=ReducedPDDP, path: str = "reduce
     solve = time.perf_counter() - t1
     cpu = time.process_time() - c1
     return {
-        "path": path,
+        "path": f"{path} ({res.stats.solver})",
         "program": res.program,
         "n": n,
         "m": m,
@@ -108,8 +112,10 @@ def main() -> None:
             ("reduced", 50, 2),
             ("reduced-pdi", 50, 2),
             ("reduced", 100, 2),
-            ("reduced", 8, 3),
-            ("reduced", 10, 3),
+            ("reduced-clarabel", 8, 3),
+            ("reduced-block", 8, 3),
+            ("reduced-clarabel", 10, 3),
+            ("reduced-block", 10, 3),
         ]
         if not args.skip_n200:
             cases += [("reduced", 200, 2)]
@@ -117,10 +123,12 @@ def main() -> None:
     for path, n, m in cases:
         if path == "dense":
             row = run_dense(n, m, eps)
-        elif path == "reduced-pdi":
-            row = run_reduced(n, m, eps, ReducedPDI, path)
+        elif path.startswith("reduced-pdi"):
+            backend = "block" if path.endswith("block") else "auto"
+            row = run_reduced(n, m, eps, ReducedPDI, path, backend)
         else:
-            row = run_reduced(n, m, eps)
+            backend = path.split("-", 1)[1] if "-" in path else "auto"
+            row = run_reduced(n, m, eps, ReducedPDDP, path, backend)
         row["load_average"] = os.getloadavg()
         rows.append(row)
         _write(args.out, rows)  # after every case, so a long run leaves partial results

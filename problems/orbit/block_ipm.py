@@ -49,11 +49,13 @@ from ..programs.structured_lp import (
     solve_block_angular,
 )
 
-__all__ = ["RaggedBlockSystem", "solve_block_lp", "BLOCK_SOLVER_NAME", "MAX_BLOCK_SIZE"]
+__all__ = ["RaggedBlockSystem", "solve_block_lp", "BLOCK_SOLVER_NAME", "MAX_BLOCK_SIZE", "MAX_BLOCK_BYTES"]
 
 BLOCK_SOLVER_NAME = SOLVER_NAME + "-blocks"
 #: Largest block (joint types with one y-type) factorised densely: 8 000² doubles = 512 MB.
 MAX_BLOCK_SIZE = 8_000
+#: Largest total memory of the dense block factors Σ n_b² · 8 bytes (m = 3, n = 12: 2.0 GB).
+MAX_BLOCK_BYTES = 4e9
 
 
 class RaggedBlockSystem:
@@ -94,6 +96,14 @@ class RaggedBlockSystem:
                 f"densely and accepts at most {max_block}",
                 size=int(sizes.max()),
                 limit=max_block,
+            )
+        need = float(np.sum(sizes.astype(float) ** 2)) * 8.0
+        if need > MAX_BLOCK_BYTES:
+            raise ProblemTooLargeError(
+                f"the dense block factors need {need / 1e9:.1f} GB; the block method accepts at most "
+                f"{MAX_BLOCK_BYTES / 1e9:.1f} GB (MAX_BLOCK_BYTES)",
+                size=int(need),
+                limit=int(MAX_BLOCK_BYTES),
             )
         pos = np.empty(K, dtype=np.intp)
         pos[order] = np.arange(K)

@@ -66,7 +66,7 @@ __all__ = [
 ]
 
 #: PD-I with ε − ε_X below this is solved by Clarabel even when the block back end is chosen.
-PDI_BLOCK_MARGIN = 0.05
+PDI_BLOCK_MARGIN = 0.25
 
 #: Results with N = mⁿ up to this carry the lifted N×N mechanism; larger ones a type-level channel.
 LIFT_LIMIT = 1024

@@ -105,3 +105,25 @@ def test_choose_backend():
     assert ReducedPDDP(symmetric_iid(4, [0.2, 0.3, 0.5])).backend == "clarabel"
     with pytest.raises(Exception, match="backend"):
         ReducedPDDP(symmetric_iid(4, [0.2, 0.3, 0.5]), backend="nope")
+
+
+def test_block_memory_guard_falls_back(monkeypatch):
+    """Blocks whose dense factors exceed MAX_BLOCK_BYTES are not attempted: Clarabel answers, as recorded."""
+    import problems.orbit.block_ipm as B
+
+    prior = _priors(4, 3, seed=4)[0]
+    monkeypatch.setattr(B, "MAX_BLOCK_BYTES", 1.0)
+    res = ReducedPDDP(prior, backend="block").solve(0.7)
+    assert res.stats.attempts[0][0] == BLOCK_SOLVER_NAME and "GB" in res.stats.attempts[0][1]
+    assert res.stats.solver == "CLARABEL-direct"
+    assert res.value == pytest.approx(ReducedPDDP(prior, backend="clarabel").solve(0.7).value, abs=1e-10)
+
+
+@pytest.mark.slow
+def test_m3_n10_block_is_chosen_and_agrees():
+    """Issue 6's m = 3, n = 10 PD-DP at ε = 1: auto picks the block method; Clarabel's value (65 s) agrees."""
+    res = ReducedPDDP(symmetric_iid(10, [0.2, 0.3, 0.5])).solve(1.0)
+    assert res.stats.solver == BLOCK_SOLVER_NAME
+    assert res.certificate.max_residual <= 1e-8
+    # CLARABEL-direct in benchmarks/bench_orbit.py: 4.1515313866 (certificate 6.9e-10)
+    assert res.value == pytest.approx(4.1515313866, abs=5e-8)
