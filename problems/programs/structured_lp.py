@@ -98,6 +98,9 @@ SIGMA_POWER = 3
 SIGMA_MAX = 1.0
 #: below this μ every Newton solve (also predictor and correctors) is refined
 REFINE_ALL_BELOW = 1e-9
+#: leave out the rows Z ≥ 0 when the ratio rows imply them (ε ≥ IMPLIED_BOUNDS_MIN_EPS): s ≡ 0
+DROP_IMPLIED_BOUNDS = True
+IMPLIED_BOUNDS_MIN_EPS = 0.05
 #: stop when the best iterate, already within ``accept``, has not improved for this many iterations
 STALL_ITERATIONS = 6
 #: a near-null direction u of H_y is deflated when uᵀH_yu < DEFLATION_CUTOFF · max diag(H_y)
@@ -128,8 +131,11 @@ class StructuredIPMData:
         pj: np.ndarray,
         kappa: np.ndarray,
         r: float,
+        *,
+        bounded: bool = True,
     ) -> None:
         N = cost.shape[0]
+        self.bounded = bool(bounded)
         P = pi.size
         self.N, self.P = N, P
         self.pi, self.pj = np.asarray(pi, dtype=np.intp), np.asarray(pj, dtype=np.intp)
@@ -167,7 +173,14 @@ class StructuredIPMData:
         N, P = self.N, self.P
         zt = np.broadcast_to(self.b / N, (N, N)).copy()
         w = np.maximum(-self.G(zt), 0.0) + 1.0 / N
-        return zt, w, np.ones((N, P)), np.ones((N, N)), np.zeros(N)
+        s = np.ones((N, N)) if self.bounded else np.zeros((N, N))
+        return zt, w, np.ones((N, P)), s, np.zeros(N)
+
+    def bounds_implied(self) -> bool:
+        """True if Z ≥ 0 follows from the ratio rows: every pair has its reverse with κ_p κ_p' = 1 and r > 1."""
+        return self.r > 1.0 and bool(
+            np.allclose(self.a_j * self.a_j[self.rev], self.r**2 * self.a_i * self.a_i[self.rev])
+        )
 
     def A(self, zt: np.ndarray) -> np.ndarray:
         """The linking rows A z = Σ_y z_y (also on a chunk of blocks: its partial sum)."""
@@ -195,7 +208,9 @@ class StructuredIPMData:
 
     def deflation(self, zt, w, r_g, D, E, diag) -> dict:  # noqa: ANN001
         """Near-null directions of the blocks (:func:`_deflation`)."""
-        return _deflation(self, zt, w, r_g, D, E, diag, cutoff=DEFLATION_CUTOFF)
+        return _deflation(
+            self, zt, w, r_g, D, E, diag, cutoff=DEFLATION_CUTOFF, floor=0.0 if self.bounded else 1.0
+        )
 
     # --- operators in block layout (arrays indexed [y, ·]) ---
     def G(self, zt: np.ndarray) -> np.ndarray:
@@ -404,6 +419,7 @@ def _deflation(
     diag: np.ndarray,
     ratio: float = 1e3,
     cutoff: float = DEFLATION_CUTOFF,
+    floor: float = 0.0,
 ) -> dict[int, tuple[np.ndarray, float, np.ndarray]]:
     r"""Near-null subspaces of the blocks :math:`H_y`, to be factorised without cancellation.
 
@@ -422,7 +438,8 @@ def _deflation(
     from scipy.sparse.csgraph import connected_components
 
     N = data.N
-    tight = D > ratio * np.maximum(E[:, data.pi], E[:, data.pj])
+    # a row is tight when D dominates E at both ends (and exceeds ``floor``: without bounds E = 0)
+    tight = D > np.maximum(ratio * np.maximum(E[:, data.pi], E[:, data.pj]), floor)
     yy, pp = np.nonzero(tight)
     if yy.size == 0:
         return {}
@@ -987,6 +1004,8 @@ def solve_ratio_lp_structured(
     r = float(np.exp(eps))
     pi, pj = lp.pairs
     data = StructuredIPMData(lp.cost, lp.b, pi, pj, lp.kappa, r)
+    if DROP_IMPLIED_BOUNDS and eps >= IMPLIED_BOUNDS_MIN_EPS and data.bounds_implied():
+        data.bounded = False
     with _BlasThreads(BLAS_THREADS):
         zt, nu, lam, s, iters = solve_block_angular(
             data, tol=tol, max_iter=max_iter, threads=threads, program=lp.program
