@@ -46,6 +46,7 @@ from ..programs.structured_lp import (
     SOLVER_NAME,
     _BlasThreads,
     _lapack_kernels,
+    schur_cholesky,
     solve_block_angular,
 )
 
@@ -265,12 +266,7 @@ class _RaggedFactor:
         for k, Sb in zip(ks, parts):
             rws = sysm.block_rows[k]
             S[np.ix_(rws, rws)] += Sb
-        S = 0.5 * (S + S.T)
-        try:
-            self.S_cho = sla.cho_factor(S, lower=True, check_finite=False)
-        except np.linalg.LinAlgError:
-            S[np.diag_indices(E)] += 1e-14 * np.max(np.abs(np.diag(S)))
-            self.S_cho = sla.cho_factor(S, lower=True, check_finite=False)
+        self.S_cho = schur_cholesky(S)
         self._order = ks
 
     def _map(self, fn) -> None:  # noqa: ANN001

@@ -233,6 +233,17 @@ class StructuredIPMData:
         return self.GT(D * self.G(zt)) + E * zt
 
 
+def schur_cholesky(S: np.ndarray) -> tuple[np.ndarray, bool]:
+    """Cholesky factor (``scipy.linalg.cho_factor``) of the symmetrised Schur complement, with a 1e-14 relative
+    diagonal shift if it is not numerically positive definite (refinement absorbs the perturbation)."""
+    S = 0.5 * (S + S.T)
+    try:
+        return sla.cho_factor(S, lower=True, check_finite=False)
+    except np.linalg.LinAlgError:
+        S[np.diag_indices(S.shape[0])] += 1e-14 * np.max(np.abs(np.diag(S)))
+        return sla.cho_factor(S, lower=True, check_finite=False)
+
+
 class _BlockFactor:
     r"""Factorisation of the reduced Newton system :math:`H_y\Delta z_y + \Delta\nu = f_y`, :math:`\sum_y\Delta z_y = g`.
 
@@ -349,12 +360,7 @@ class _BlockFactor:
             S = work(range(N))
         if failed:
             raise np.linalg.LinAlgError(f"block {failed[0]} of the normal equations is not positive definite")
-        S = 0.5 * (S + S.T)
-        try:
-            self.S_cho = sla.cho_factor(S, lower=True, check_finite=False)
-        except np.linalg.LinAlgError:
-            S[np.diag_indices(N)] += 1e-14 * np.max(np.abs(np.diag(S)))
-            self.S_cho = sla.cho_factor(S, lower=True, check_finite=False)
+        self.S_cho = schur_cholesky(S)
         self.blocks = sorted(border)
         if self.blocks:
             self.V = [border[y][0] for y in self.blocks]
