@@ -288,9 +288,7 @@ class ReducedLP:
         lr = lam / self.row_scale  # multipliers of the balanced rows s_p(u_s − rκ_p u_d) ≤ 0
         cert = self.certificate(u, nu, lr, ln, r)
         value = float(self.c @ u)
-        if not cert.max_residual <= BLOCK_ACCEPT * max(1.0, abs(value)):
-            note = f"certificate {cert.max_residual:.1e} above {BLOCK_ACCEPT:g}"
-            return self._clarabel_solution(r, eps, infeasible_reason, ((BLOCK_SOLVER_NAME, note),))
+        accepted = cert.max_residual <= BLOCK_ACCEPT * max(1.0, abs(value))
         stats = SolverStats(
             solver=BLOCK_SOLVER_NAME,
             solve_time=float(secs),
@@ -298,7 +296,17 @@ class ReducedLP:
             iterations=int(iters),
             attempts=((BLOCK_SOLVER_NAME, "Solved"),),
         )
-        return ReducedLPSolution(u, value, nu, lr, ln, cert, stats, eps)
+        own = ReducedLPSolution(u, value, nu, lr, ln, cert, stats, eps)
+        if accepted:
+            return own
+        note = f"certificate {cert.max_residual:.1e} above {BLOCK_ACCEPT:g}"
+        other = self._clarabel_solution(r, eps, infeasible_reason, ((BLOCK_SOLVER_NAME, note),))
+        if self.log_scale is None and cert.max_residual < other.certificate.max_residual:
+            # Clarabel did worse on the same LP (it can end "AlmostSolved"): keep the better certified point
+            kept = (*other.stats.attempts, (BLOCK_SOLVER_NAME, "kept: smaller certificate than Clarabel's"))
+            stats = SolverStats(BLOCK_SOLVER_NAME, float(secs), 0.0, int(iters), kept)
+            return ReducedLPSolution(u, value, nu, lr, ln, cert, stats, eps)
+        return other
 
     def _solve_clarabel(self, r: float, infeasible_reason):
         import clarabel

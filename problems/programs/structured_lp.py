@@ -704,6 +704,9 @@ class _Newton:
         self.zt, self.w, self.lam, self.s, self.D = zt, w, lam, s, D
         self.r_d, self.r_p, self.r_g, self.mu, self.bnorm = r_d, r_p, r_g, mu, bnorm
         self.refine_tol = REFINE_TOL
+        # a block system may ask for longer refinement (its normal equations are solved less accurately)
+        self.refine_steps = getattr(data, "refine_steps", REFINE_STEPS)
+        self.refine_contraction = getattr(data, "refine_contraction", REFINE_CONTRACTION)
         self.bounded = getattr(data, "bounded", True)
         self.pool = pool
         self.chunks = data.chunks(1 if pool is None else pool._max_workers)
@@ -788,7 +791,7 @@ class _Newton:
         d = self.raw(r_d, r_p, r_g, r_s, r_l)
         scale_s = np.maximum(np.abs(r_s), self.mu)
         err_old = np.inf
-        for _ in range(REFINE_STEPS if refine else 0):
+        for _ in range(self.refine_steps if refine else 0):
             dz, dw, dnu, dlam, ds = d
             e2 = -self.data.A(dz) if r_p is None else -r_p - self.data.A(dz)
             e5 = r_s - (self.s * dz + self.zt * ds) if self.bounded else np.zeros_like(r_s)
@@ -801,7 +804,7 @@ class _Newton:
                 print(
                     f"      refine err={err:.1e} e2={float(np.max(np.abs(e2))) / self.bnorm:.1e} worst z={self.zt.flat[k]:.1e} s={self.s.flat[k]:.1e} homog={homogeneous}"
                 )
-            if err < self.refine_tol or err > REFINE_CONTRACTION * err_old:
+            if err < self.refine_tol or err > self.refine_contraction * err_old:
                 break
             err_old = err
             corr = self.raw(e1, -e2, None, e5, np.zeros_like(r_l))

@@ -127,3 +127,22 @@ def test_m3_n10_block_is_chosen_and_agrees():
     assert res.certificate.max_residual <= 1e-8
     # CLARABEL-direct in benchmarks/bench_orbit.py: 4.1515313866 (certificate 6.9e-10)
     assert res.value == pytest.approx(4.1515313866, abs=5e-8)
+
+
+def test_better_of_two_certified_points_is_kept(monkeypatch):
+    """If Clarabel's fallback certifies worse than the rejected block point, the block point is returned."""
+    prior = _priors(4, 3, seed=2)[0]
+    prog = ReducedPDDP(prior, backend="block")
+    monkeypatch.setattr(RL, "BLOCK_ACCEPT", 0.0)  # reject the block point
+    clarabel = prog.lp._clarabel_solution
+
+    def worse(*args, **kwargs):
+        sol = clarabel(*args, **kwargs)
+        bad = sol.certificate.__class__(**{**sol.certificate.__dict__, "dual_residual": 1.0})
+        return sol.__class__(**{**sol.__dict__, "certificate": bad})
+
+    monkeypatch.setattr(prog.lp, "_clarabel_solution", worse)
+    res = prog.solve(1.0)
+    assert res.stats.solver == BLOCK_SOLVER_NAME
+    assert "kept" in res.stats.attempts[-1][1] and res.stats.attempts[-2][0] == "CLARABEL-direct"
+    assert res.certificate.max_residual <= 1e-8
