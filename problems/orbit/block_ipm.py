@@ -24,6 +24,13 @@ the E×E Schur complement :math:`S = \sum_b A_bY_b`.  A Newton solve then costs 
 LAPACK calls go through ctypes and release the GIL
 (:func:`~problems.programs.structured_lp._lapack_kernels`).
 
+Where the rows u ≥ 0 are implied by the ratio rows (``bounded=False``, see :class:`~problems.orbit.reduced_lp.ReducedLP`)
+they are left out: s ≡ 0, :math:`H_b = G_b^\top DG_b` (positive definite for e^ε > 1) and the dual equation is
+refined explicitly.  In the last iterations the blocks become singular to working precision (their near-null
+directions are the tight components); a per-block diagonal shift and longer iterative refinement
+(:data:`REFINE_STEPS_BLOCKS`) handle that, and an answer whose certificate is not good enough goes back to
+Clarabel (``docs/orbit_reduction.md`` §10).
+
 The iteration itself — Mehrotra predictor–corrector with Gondzio correctors and iterative refinement on the
 unreduced KKT residual — is :func:`~problems.programs.structured_lp.solve_block_angular`, shared with the
 dense method; :class:`RaggedBlockSystem` is the block system it runs on.  The result is certified by the
