@@ -53,6 +53,7 @@ from ..programs.structured_lp import (
     SOLVER_NAME,
     _BlasThreads,
     _lapack_kernels,
+    scaled_ratio_rows,
     schur_cholesky,
     solve_block_angular,
 )
@@ -136,24 +137,11 @@ class RaggedBlockSystem:
         self.pi, self.pj = pi[rorder], pj[rorder]
         self.roffsets = np.concatenate([[0], np.cumsum(np.bincount(rblock, minlength=nblocks))])
         self.r = float(r)
-        coef_j = -self.r * np.asarray(kappa, dtype=float)[rorder]
-        self.row_scale = 1.0 / np.maximum(1.0, np.abs(coef_j))
-        self.a_i = self.row_scale
-        self.a_j = coef_j * self.row_scale
-        rows = np.concatenate([np.arange(P), np.arange(P)])
-        cols = np.concatenate([self.pi, self.pj])
-        vals = np.concatenate([self.a_i, self.a_j])
-        self.G0 = sp.csr_matrix((vals, (rows, cols)), shape=(P, K))
-        self.G0T = self.G0.T.tocsr()
-        self.G0sqT = sp.csr_matrix((vals**2, (rows, cols)), shape=(P, K)).T.tocsr()
-        self.offprod = self.a_i * self.a_j
-        key = self.pi * K + self.pj
-        korder = np.argsort(key)
-        rev_key = self.pj * K + self.pi
-        rpos = np.clip(np.searchsorted(key[korder], rev_key), 0, P - 1)
-        if np.any(key[korder][rpos] != rev_key):
-            raise InvalidInputError("the ratio rows must come in reverse pairs (u_s ≤ … u_d and u_d ≤ … u_s)")
-        self.rev = korder[rpos]
+        try:
+            rows = scaled_ratio_rows(self.pi, self.pj, np.asarray(kappa, dtype=float)[rorder], self.r, K)
+        except ValueError as exc:
+            raise InvalidInputError(f"{exc} (u_s ≤ … u_d and u_d ≤ … u_s)") from None
+        self.row_scale, self.a_i, self.a_j, self.G0T, self.G0sqT, self.offprod, self.rev = rows
         # linking rows
         Ap = sp.csc_matrix(A)[:, order]
         self.Acsr = Ap.tocsr()
@@ -175,8 +163,7 @@ class RaggedBlockSystem:
             self.block_A.append(Ab)
         self.local_i = self.pi - self.offsets[label[order][self.pi]] if P else self.pi
         self.local_j = self.pj - self.offsets[label[order][self.pj]] if P else self.pj
-        # work balance over threads: blocks by decreasing n_b³, greedily to the least loaded thread
-        self.sizes = sizes
+        self.sizes = sizes  # the factorisation hands blocks to the threads largest first
         self._buffers = [np.empty((int(n), int(n))) for n in sizes]
 
     # --- protocol of solve_block_angular

@@ -191,12 +191,9 @@ class ReducedLP:
         """True if every variable is the source of a move whose reverse exists with κ_p κ_p' = 1."""
         if self.P == 0 or not np.all(np.isfinite(log_kappa)):
             return False
-        key = self.src * self.K + self.dst
-        rkey = self.dst * self.K + self.src
-        order = np.argsort(key)
-        pos = np.clip(np.searchsorted(key[order], rkey), 0, self.P - 1)
-        rev = order[pos]
-        has_rev = key[rev] == rkey
+        from ..programs.structured_lp import reverse_pairs
+
+        rev, has_rev = reverse_pairs(self.src, self.dst, self.K)
         paired = has_rev & (np.abs(log_kappa + log_kappa[rev]) <= 1e-9)
         covered = np.zeros(self.K, dtype=bool)
         covered[self.src[paired]] = True

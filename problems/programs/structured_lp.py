@@ -60,7 +60,7 @@ from __future__ import annotations
 import os
 import time
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 import scipy.linalg as sla
@@ -108,6 +108,49 @@ DEFLATION_CUTOFF = 1e-7
 _DEBUG = bool(os.environ.get("STRUCTURED_IPM_DEBUG"))
 
 
+def reverse_pairs(src: np.ndarray, dst: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """For every pair p = (src_p, dst_p) of indices below ``size``: the index of the reversed pair
+    (dst_p, src_p), and whether it exists (where it does not, the index is arbitrary)."""
+    key = src * size + dst
+    rkey = dst * size + src
+    order = np.argsort(key)
+    pos = np.clip(np.searchsorted(key[order], rkey), 0, max(src.size - 1, 0))
+    rev = order[pos]
+    return rev, key[rev] == rkey
+
+
+class ScaledRatioRows(NamedTuple):
+    """Ratio rows ``z[pi_p] − rκ_p z[pj_p] ≤ 0`` scaled by g_p = 1/max(1, rκ_p) (same feasible set, O(1)
+    coefficients), with what the normal matrix H = GᵀDG + E needs."""
+
+    row_scale: np.ndarray  # g_p
+    a_i: np.ndarray  # coefficient of z[pi_p] in scaled row p (= g_p)
+    a_j: np.ndarray  # coefficient of z[pj_p] (= −rκ_p g_p)
+    GT: sp.csr_matrix  # Gᵀ (ncols × P)
+    GsqT: sp.csr_matrix  # (G∘G)ᵀ: diag(GᵀDG) = GsqT @ D
+    offprod: np.ndarray  # a_i a_j: row p's contribution to H[pi_p, pj_p] per unit D_p
+    rev: np.ndarray  # index of the reversed row (pj_p, pi_p); both share the off-diagonal entry of H
+
+
+def scaled_ratio_rows(
+    pi: np.ndarray, pj: np.ndarray, kappa: np.ndarray, r: float, ncols: int
+) -> ScaledRatioRows:
+    """:class:`ScaledRatioRows` of the rows (pi, pj, κ) at r = e^ε; every row must have its reverse."""
+    P = pi.size
+    coef_j = -float(r) * np.asarray(kappa, dtype=float)
+    g = 1.0 / np.maximum(1.0, np.abs(coef_j))
+    a_j = coef_j * g
+    rows = np.concatenate([np.arange(P), np.arange(P)])
+    cols = np.concatenate([pi, pj])
+    vals = np.concatenate([g, a_j])
+    GT = sp.csr_matrix((vals, (cols, rows)), shape=(ncols, P))
+    GsqT = sp.csr_matrix((vals**2, (cols, rows)), shape=(ncols, P))
+    rev, found = reverse_pairs(pi, pj, ncols)
+    if not np.all(found):
+        raise ValueError("the ratio rows must come in reverse pairs (i, j) and (j, i)")
+    return ScaledRatioRows(g, g, a_j, GT, GsqT, g * a_j, rev)
+
+
 class StructuredIPMData:
     r"""Per-column data of the block-angular LP at a fixed :math:`r = e^\epsilon`.
 
@@ -140,27 +183,8 @@ class StructuredIPMData:
         self.N, self.P = N, P
         self.pi, self.pj = np.asarray(pi, dtype=np.intp), np.asarray(pj, dtype=np.intp)
         self.r = float(r)
-        coef_j = -self.r * np.asarray(kappa, dtype=float)
-        # row scaling g_p = 1 / max(1, r κ_p): same feasible set, O(1) coefficients
-        self.row_scale = 1.0 / np.maximum(1.0, np.abs(coef_j))
-        self.a_i = self.row_scale  # coefficient of Z[i_p, y] in scaled row p
-        self.a_j = coef_j * self.row_scale  # coefficient of Z[j_p, y]
-        rows = np.concatenate([np.arange(P), np.arange(P)])
-        cols = np.concatenate([self.pi, self.pj])
-        vals = np.concatenate([self.a_i, self.a_j])
-        self.G0 = sp.csr_matrix((vals, (rows, cols)), shape=(P, N))  # scaled per-column ratio matrix
-        self.G0T = self.G0.T.tocsr()
-        self.G0sq = sp.csr_matrix((vals**2, (rows, cols)), shape=(P, N))
-        self.G0sqT = self.G0sq.T.tocsr()
-        # index of the reversed pair (j_p, i_p): both orders share the off-diagonal entry of H_y
-        key = self.pi * N + self.pj
-        order = np.argsort(key)
-        rev_key = self.pj * N + self.pi
-        pos = np.searchsorted(key[order], rev_key)
-        if np.any(pos >= P) or np.any(key[order][np.minimum(pos, P - 1)] != rev_key):
-            raise ValueError("neighbour pairs must contain both orders (i, j) and (j, i)")
-        self.rev = order[pos]
-        self.offprod = self.a_i * self.a_j  # G0[p,i_p]·G0[p,j_p]
+        rows = scaled_ratio_rows(self.pi, self.pj, kappa, self.r, N)
+        self.row_scale, self.a_i, self.a_j, self.G0T, self.G0sqT, self.offprod, self.rev = rows
         self.cost_scale = float(np.max(np.abs(cost))) or 1.0
         # block layout: index [y, x]
         self.ct = np.ascontiguousarray(cost.T) / self.cost_scale

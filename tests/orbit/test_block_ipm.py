@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from problems.database import DatabaseSpace
+from problems.errors import InvalidInputError
 from problems.orbit import ReducedPDDP, ReducedPDI, symmetric_iid
 from problems.orbit import reduced_lp as RL
 from problems.orbit.block_ipm import BLOCK_SOLVER_NAME, RaggedBlockSystem, solve_block_lp
@@ -103,7 +104,7 @@ def test_choose_backend():
     assert choose_backend("joint-type", 2, 10**6) == "clarabel"
     assert choose_backend("distance", 3, 10**6) == "clarabel"
     assert ReducedPDDP(symmetric_iid(4, [0.2, 0.3, 0.5])).backend == "clarabel"
-    with pytest.raises(Exception, match="backend"):
+    with pytest.raises(InvalidInputError, match="'nope'"):
         ReducedPDDP(symmetric_iid(4, [0.2, 0.3, 0.5]), backend="nope")
 
 
