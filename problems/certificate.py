@@ -49,7 +49,15 @@ class Certificate:
     primal_objective, dual_objective:
         The two objective values (the dual one is a lower bound when the dual residual is zero).
     tolerance:
-        Threshold used by :attr:`ok`.
+        Threshold of the residuals, used by :attr:`ok` for certificates without bounds.
+    lower_bound, upper_bound:
+        Rigorous bounds on the optimum (``lower ≤ optimum ≤ upper`` despite rounding); ``∓inf`` where none
+        was proved.  See ``docs/certificates.md``.
+    basis:
+        What the bounds rest on: ``"lp-dual"`` (safe dual bound and an exactly feasible point),
+        ``"theorem: …"`` (a closed form of paper 002), or ``"kkt"`` (residuals only, no bounds).
+    relative_gap:
+        The tolerance of :attr:`certified`: ``upper − lower ≤ relative_gap · |upper|``.
     """
 
     primal_residual: float
@@ -59,6 +67,24 @@ class Certificate:
     primal_objective: float
     dual_objective: float
     tolerance: float = DEFAULT_TOLERANCE
+    lower_bound: float = -np.inf
+    upper_bound: float = np.inf
+    basis: str = "kkt"
+    relative_gap: float = 1e-6
+
+    @property
+    def has_bounds(self) -> bool:
+        return self.basis != "kkt"
+
+    @property
+    def certified(self) -> bool:
+        """True when the rigorous bounds agree to :attr:`relative_gap` (never for residual-only certificates)."""
+        if not self.has_bounds:
+            return False
+        lo, up = self.lower_bound, self.upper_bound
+        if not (np.isfinite(lo) and np.isfinite(up)):
+            return False
+        return bool((up - lo) * (1 + 1e-15) <= self.relative_gap * abs(up))
 
     @property
     def max_residual(self) -> float:
@@ -67,7 +93,9 @@ class Certificate:
 
     @property
     def ok(self) -> bool:
-        """True when every KKT measure is within :attr:`tolerance`."""
+        """With bounds: :attr:`certified`.  Without: every KKT measure within :attr:`tolerance`."""
+        if self.has_bounds:
+            return self.certified
         return bool(np.isfinite(self.max_residual) and self.max_residual <= self.tolerance)
 
     def check(self, tolerance: float | None = None) -> Certificate:
@@ -87,7 +115,13 @@ class Certificate:
     def to_dict(self) -> dict:
         d = asdict(self)
         d["ok"] = self.ok
-        return {k: (float(v) if isinstance(v, (float, np.floating)) else v) for k, v in d.items()}
+        d["certified"] = self.certified
+        out = {}
+        for k, v in d.items():
+            if isinstance(v, (float, np.floating)):
+                v = float(v) if np.isfinite(v) else None
+            out[k] = v
+        return out
 
 
 def lp_certificate(

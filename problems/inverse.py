@@ -56,6 +56,20 @@ class InverseResult:
         }
 
 
+def _slope(program, res: SolveResult) -> float:  # noqa: ANN001
+    """dD*/dε: h'(ε) on the theorem path (the value is h(ε)), else the LP's envelope-theorem sensitivity."""
+    if res.extras.get("path") == "theorem" or res.extras.get("theorem"):
+        if res.eps and res.eps > 0 and "ε = 0" not in str(res.extras.get("theorem")):
+            n, m = program.space.n, program.space.m
+            a = math.exp(res.eps) / (m - 1)
+            return -n * a / (1.0 + a) ** 2
+        return math.nan  # no slope: the root finder bisects
+    last = getattr(program.lp, "last", None)
+    if last is None:
+        return math.nan
+    return program.lp.sensitivity(last)
+
+
 def privacy_for_distortion(
     program: PDDP | PDI,
     distortion: float,
@@ -90,7 +104,7 @@ def privacy_for_distortion(
         if eps not in store:
             solves += 1
             res = program.solve(eps)
-            store[eps] = (res.value, program.lp.sensitivity(program.lp.last), res)
+            store[eps] = (res.value, _slope(program, res), res)
         value, slope, res = store[eps]
         return value - D, slope, res
 

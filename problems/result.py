@@ -8,6 +8,8 @@ from typing import Any
 import numpy as np
 
 from .certificate import Certificate
+from .lp.bounds import Bounds
+from .lp.status import Status
 from .mechanism import Mechanism
 from .solver import SolverStats
 
@@ -43,7 +45,11 @@ class SolveResult:
     program:
         ``"pd-dp"``, ``"pd-i"``, ``"r-pd"``, ``"pd-mip"``, … .
     status:
-        ``"optimal"`` (infeasible programs raise :class:`~problems.errors.InfeasibleProgramError`).
+        :class:`~problems.lp.status.Status`: ``optimal`` only when the certificate proves it (bounds agree to
+        1e-6 relative), ``inaccurate`` or ``failed`` otherwise.  Proved-infeasible programs raise
+        :class:`~problems.errors.InfeasibleProgramError`.
+    bounds:
+        Rigorous ``lower ≤ optimum ≤ upper`` (:class:`~problems.lp.bounds.Bounds`), in :attr:`unit`.
     value:
         Optimal value (expected distortion for the LPs; I(X;Y) in :attr:`unit` for PD-MIP).
     mechanism:
@@ -66,7 +72,7 @@ class SolveResult:
     """
 
     program: str
-    status: str
+    status: Status
     value: float
     mechanism: Mechanism
     eps: float | None
@@ -78,6 +84,18 @@ class SolveResult:
     posterior: np.ndarray | None = None
     unit: str = "rows"
     extras: dict[str, Any] = field(default_factory=dict)
+    bounds: Bounds = field(default_factory=lambda: Bounds(-np.inf, np.inf))
+
+    def __post_init__(self) -> None:
+        status = Status(self.status)
+        if status is Status.OPTIMAL and not self.certificate.ok:
+            status = Status.INACCURATE  # never "optimal" unless the toolkit's certificate passes
+        object.__setattr__(self, "status", status)
+
+    @property
+    def certified(self) -> bool:
+        """True when :attr:`status` is ``optimal`` (the toolkit proved the value to 1e-6 relative)."""
+        return self.status is Status.OPTIMAL
 
     @property
     def matrix(self) -> np.ndarray:
@@ -88,8 +106,10 @@ class SolveResult:
         """JSON-serialisable summary (large dual arrays summarised)."""
         d = {
             "program": self.program,
-            "status": self.status,
-            "value": float(self.value),
+            "status": self.status.value,
+            "certified": self.certified,
+            "bounds": self.bounds.to_dict(),
+            "value": float(self.value) if np.isfinite(self.value) else None,
             "unit": self.unit,
             "eps": self.eps,
             "distortion": self.distortion,

@@ -8,13 +8,13 @@ p_X(x')/p_X(x)) is
     \min_W \sum_{x,y} p_X(x) d(x,y) W_{xy}\ \text{s.t.}\ \sum_y W_{xy} = 1,\
     W_{xy} - e^{\epsilon}\kappa_{xx'} W_{x'y} \le 0\ (x\sim x',\ y),\ -W \le 0 .
 
-The reduced LP (joint types T, u_T = c(T|t) W_{xy} for (x, y) ∈ T, ratio row of move p' divided by
-σ_{p'} = κ'^{1/2}) has multipliers ν'_t, λ'_{p'}, μ'_T.  With N_t = n!/Π_a t_a! (databases of type t) the
+The reduced LP (joint types T, u_T = c(T|t) W_{xy} for (x, y) ∈ T, ratio row of move p'
+u_T − e^ε κ' u_T' ≤ 0) has multipliers ν'_t, λ'_{p'}, μ'_T.  With N_t = n!/Π_a t_a! (databases of type t) the
 *lift* is
 
 * W_{xy} = u_{T(x,y)} / c(T|t(x)),
 * ν_x = ν'_{t(x)} / N_{t(x)},
-* λ_{(x,x'),y} = σ_{p'} λ'_{p'} / (N_t T_{ab}) for the move p' from T(x,y) to T(x',y) (a = x_k, b = y_k in the
+* λ_{(x,x'),y} = λ'_{p'} / (N_t T_{ab}) for the move p' from T(x,y) to T(x',y) (a = x_k, b = y_k in the
   row k where x and x' differ),
 * μ_{xy} = μ'_{T(x,y)} / N_{t(x)}.
 
@@ -22,10 +22,11 @@ Why: a move p' is the image of N_t c(T|t) T_ab dense triples (x, x', y) (pick (x
 the T_ab rows with (x_k, y_k) = (a, b)), each dense row equals (u_T − e^ε κ' u_T')/c(T|t), so the lifted
 Lagrangian restricted to orbit-constant W *is* the reduced Lagrangian; the lifted multipliers are
 group-invariant, so the dense Lagrangian gradient is orbit-constant and equals (reduced gradient)/N_t.  Hence
-the dense stationarity residual is the reduced one divided by N_t ≥ 1, a dense row violation is the reduced
-(balanced) one times √κ_p/√(c(T|t)c(T'|t')) ≤ √κ_p (κ_p = 1 for PD-DP), complementarity products are divided
-by N_t c(T|t) T_ab, and the objective and the gap are equal.  :func:`lifted_certificate` computes them with :func:`problems.certificate.lp_certificate`
-directly on the dense matrices, which checks this argument numerically (``tests/orbit/test_lift_dual.py``).
+the dense stationarity residual is the reduced one divided by N_t ≥ 1, complementarity products are divided
+by N_t c(T|t) T_ab, and the objective and the gap are equal.  :func:`lifted_certificate` repairs the lifted
+point on the dense LP and bounds the dense optimum from the lifted multipliers
+(:func:`problems.lp.bounds.certify`): an independent proof, on the dense LP, of the reduced value
+(``tests/orbit/test_lift_dual.py``).
 """
 
 from __future__ import annotations
@@ -33,8 +34,10 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import gammaln
 
-from ..certificate import Certificate, ratio_lp_certificate
+from ..certificate import Certificate
 from ..errors import InvalidInputError
+from ..lp.bounds import certify
+from ..lp.chain import certificate_of
 from ..result import SolveResult
 
 __all__ = ["lift_duals", "lifted_certificate"]
@@ -67,7 +70,7 @@ def lift_duals(program, result: SolveResult, pairs: tuple[np.ndarray, np.ndarray
     pi, pj = pairs
     src = idx[pi]  # (P, N)
     dst = idx[pj]
-    key = lp.src * J.size + lp.dst
+    key = lp.spec.src * J.size + lp.spec.dst
     order = np.argsort(key)
     pos = np.searchsorted(key[order], (src * J.size + dst).ravel())
     move = order[np.clip(pos, 0, key.size - 1)]
@@ -80,23 +83,17 @@ def lift_duals(program, result: SolveResult, pairs: tuple[np.ndarray, np.ndarray
     cell = a[:, None] * m + b
     T_ab = J.flat[src, cell].astype(float)
     lam_red = np.asarray(result.duals["ratio"], dtype=float)
-    lam = (lp.row_scale[move] * lam_red[move]).reshape(src.shape) / (Nx[pi][:, None] * T_ab)
+    lam = lam_red[move].reshape(src.shape) / (Nx[pi][:, None] * T_ab)
     return W, nu, lam.ravel(), mu
 
 
-def lifted_certificate(program, result: SolveResult, dense_lp) -> Certificate:
-    """KKT certificate of the lifted pair on the dense LP ``dense_lp`` (a ``RatioLP`` with κ of the program)."""
-    W, nu, lam, mu = lift_duals(program, result, dense_lp.pairs)
-    r = float(np.exp(result.eps))
-    return ratio_lp_certificate(
-        dense_lp.c,
-        W.ravel(),
-        A=dense_lp.A,
-        b=dense_lp.b,
-        nu=nu,
-        S1=dense_lp.S1,
-        S2=dense_lp.S2,
-        r=r,
-        lam_ratio=lam,
-        lam_nonneg=mu.ravel(),
+def lifted_certificate(program, result: SolveResult, dense_lp) -> Certificate:  # noqa: ANN001
+    """Certificate of the lifted pair on the dense LP ``dense_lp`` (a ``RatioLP`` with the κ of the program):
+    KKT residuals at the lifted point and rigorous bounds on the *dense* optimum."""
+    W, nu, lam, _mu = lift_duals(program, result, dense_lp.pairs)
+    spec = dense_lp.spec
+    proof = certify(spec, float(result.eps), W.ravel(), nu, lam)
+    z = proof.z if proof.z is not None else W.ravel()
+    return certificate_of(
+        spec, float(result.eps), z, nu, np.clip(lam, 0.0, None), proof.reduced_costs, proof.bounds
     )

@@ -97,9 +97,9 @@ class DistanceLP:
             e = math.log(r)
             return logN - lvals * e - n * math.log1p((m - 1) * math.exp(-e))
 
-        tight = {"tol_gap_abs": 1e-12, "tol_gap_rel": 1e-12, "tol_feas": 1e-12}
+        # the distance chain spans e^{−nε}: always solved scaled by E_d
         self.lp = ReducedLP(
-            c, A, np.ones(1), src, dst, lk, program=program, log_scale=log_scale, settings=tight
+            c, A, np.ones(1), src, dst, lk, program=program, log_scale=log_scale, scale_from=0.0
         )
         self.log_counts = logN
 
@@ -134,7 +134,7 @@ class _Base:
         mech, p_y, post = self._mechanism(u, reduction, extras)
         return SolveResult(
             program=self.program,
-            status="optimal",
+            status=sol.status,
             value=sol.value,
             mechanism=mech,
             eps=sol.eps,
@@ -150,7 +150,98 @@ class _Base:
             posterior=post,
             unit="rows",
             extras=extras,
+            bounds=sol.bounds,
         )
+
+    def _distance_theorem(self, eps: float) -> SolveResult:
+        """Uniform prior (PD-DP, PD-I) and R-PD on the distance reduction: the optimum is h(ε) (paper 002,
+        Lemma 1; Lemma 5 / Theorem 1 (19) with ε_X = 0; Lemma 4 with ε̃_X = 0), attained by E_d, whose distance
+        law is g[l] = N_l e^{−εl}/(1+(m−1)e^{−ε})ⁿ."""
+        from ..certificate import Certificate
+        from ..closed_forms import h
+        from ..lp import Bounds, Status
+        from ..programs.theorem import CLOSED_FORM_MARGIN
+        from ..solver import SolverStats
+
+        value = float(h(eps, self.n, self.m))
+        bounds = Bounds(value * (1 - CLOSED_FORM_MARGIN), value * (1 + CLOSED_FORM_MARGIN))
+        u = np.exp(self.lp.spec.log_profile(eps))
+        u = u / u.sum()
+        theorem = "paper 002 Lemma 1 (R-PD = h), Lemma 5 and Theorem 1 (19) / Lemma 4 with ε_X = ε̃_X = 0"
+        cert = Certificate(
+            0.0,
+            0.0,
+            0.0,
+            float(bounds.gap),
+            value,
+            bounds.lower,
+            lower_bound=bounds.lower,
+            upper_bound=bounds.upper,
+            basis=f"theorem: {theorem}",
+        )
+        sol = ReducedLPSolution(
+            u=u,
+            value=value,
+            eq_duals=np.zeros(1),
+            ratio_duals=np.zeros(self.lp.P),
+            nonneg_duals=np.zeros(u.size),
+            certificate=cert,
+            stats=SolverStats("theorem", 0.0, 0.0, 0, (("theorem", theorem),)),
+            eps=float(eps),
+            bounds=bounds,
+            status=Status.OPTIMAL,
+        )
+        return self._result(sol, "distance", {"theorem": theorem})
+
+    def _constant_theorem(self) -> SolveResult:
+        """ε = 0 on joint types: a 0-DP mechanism is constant (the neighbour graph is connected), and for a
+        row-exchangeable prior E d(X, y) = n − Σ_k P(X_k = y_k) is least at y* = (a*, …, a*), a* the most
+        likely value of a row.  In joint types: u[T] = 1 for T = t ⊗ e_{a*}, else 0."""
+        from ..certificate import Certificate
+        from ..lp import Bounds, Status
+        from ..solver import SolverStats
+
+        J = self.types
+        assert J is not None
+        px = np.exp(self.log_px_type)
+        mean_row = (px[:, None] * J.x_types).sum(axis=0) / self.n  # π̄_a = P(X_k = a)
+        a_star = int(np.argmax(mean_row))
+        T = J.T.reshape(J.size, self.m, self.m)
+        t = J.x_types[J.x_index]
+        onto = np.all(T[:, :, a_star] == t, axis=1)
+        u = onto.astype(float)
+        value = float(self.lp.spec.c @ u)
+        err = 4.0 * (u.size + 4) * 2.0**-53 * value
+        bounds = Bounds(max(0.0, value - err), value + err)
+        theorem = (
+            "ε = 0: a 0-DP mechanism is constant; the best one outputs (a*, …, a*), a* = argmax P(X_k = a)"
+        )
+        cert = Certificate(
+            0.0,
+            0.0,
+            0.0,
+            float(bounds.gap),
+            value,
+            bounds.lower,
+            lower_bound=bounds.lower,
+            upper_bound=bounds.upper,
+            basis=f"theorem: {theorem}",
+        )
+        sol = ReducedLPSolution(
+            u=u,
+            value=value,
+            eq_duals=np.zeros(self.lp.spec.G),
+            ratio_duals=np.zeros(self.lp.P),
+            nonneg_duals=np.zeros(u.size),
+            certificate=cert,
+            stats=SolverStats("theorem", 0.0, 0.0, 0, (("theorem", theorem),)),
+            eps=0.0,
+            bounds=bounds,
+            status=Status.OPTIMAL,
+        )
+        res = self._result(sol, self.reduction, self._extras())
+        res.extras["theorem"] = theorem
+        return res
 
     def _mechanism(self, u, reduction, extras):
         if self.space.size <= self.lift_limit:
@@ -181,7 +272,6 @@ class _PriorProgram(_Base):
         solver: str | None = None,
         lift_limit: int = LIFT_LIMIT,
         force_joint_types: bool = False,
-        scaling: str = "none",
     ) -> None:
         sym = as_symmetric(prior)
         super().__init__(sym.n, sym.m, backend, solver, lift_limit)
@@ -209,8 +299,6 @@ class _PriorProgram(_Base):
                 e = math.log(r)
                 return logc - dist * e - n_ * math.log1p((m_ - 1) * math.exp(-e))
 
-            if scaling not in ("none", "ed"):
-                raise InvalidInputError(f"scaling must be 'none' or 'ed', got {scaling!r}")
             self.lp = ReducedLP(
                 c,
                 A,
@@ -219,7 +307,8 @@ class _PriorProgram(_Base):
                 mv.dst,
                 lk,
                 program=self.program,
-                log_scale=log_scale if scaling == "ed" else None,
+                log_scale=log_scale,
+                eps_min=getattr(self, "eps_X", 0.0),
             )
         if self.backend == "auto":
             self.backend = choose_backend(self.reduction, sym.m, self.lp.K)
@@ -241,7 +330,14 @@ class _PriorProgram(_Base):
             d["x_type_probability"] = np.exp(self.log_px_type)
         return d
 
-    def solve(self, eps: float, *, solver: str | None = None) -> SolveResult:
+    def solve(self, eps: float, *, solver: str | None = None, path: str = "auto") -> SolveResult:
+        from ..closed_forms import check_eps
+
+        eps = check_eps(eps)
+        if self.reduction == "distance" and (path != "lp" or eps == 0.0):
+            return self._distance_theorem(eps)
+        if eps == 0.0:  # no interior: the best constant mechanism, constructed
+            return self._constant_theorem()
         sol = self.lp.solve(eps, backend=self.backend, solver=solver or self.solver)
         return self._result(sol, self.reduction, self._extras())
 
@@ -278,7 +374,49 @@ class ReducedPDI(_PriorProgram):
         with np.errstate(invalid="ignore"):
             return mv.log_kappa + self.log_mass[mv.x_dst] - self.log_mass[mv.x_src]
 
-    def solve(self, eps: float, *, solver: str | None = None) -> SolveResult:
+    def _theorem(self, eps: float) -> SolveResult | None:
+        """Lemma 4 for an i.i.d. prior π^{⊗n}: E_i = E_i^{(1)⊗n} is a valid mechanism iff p_Y ≥ 0, i.e.
+        π_min (e^ε + m − 1) ≥ 1; its distortion is h(ε), and R-PD gives h(ε) from below (Lemma 1)."""
+        from ..closed_forms import h, kernel
+        from ..lp import Bounds
+        from ..programs._lp_result import theorem_result
+        from ..programs.theorem import CLOSED_FORM_MARGIN
+        from .pd_mip_iid import iid_row_pmf
+
+        row = iid_row_pmf(self.prior)
+        if row is None or eps <= 0 or self.reduction == "distance":
+            return None
+        row = np.asarray(row, dtype=float)
+        n, m = self.n, self.m
+        if not float(row.min()) * (math.exp(eps) + m - 1) >= 1.0 + 1e-12:
+            return None
+        K = kernel(eps, m)  # K[x, y] = p_{X|Y}(x|y) per row, symmetric
+        p_y1 = np.clip(np.linalg.solve(K, row), 0.0, None)
+        W1 = K * p_y1[None, :] / row[:, None]
+        W1 = W1 / W1.sum(axis=1, keepdims=True)
+        value = float(h(eps, n, m))
+        bounds = Bounds(value * (1 - CLOSED_FORM_MARGIN), value * (1 + CLOSED_FORM_MARGIN))
+        theorem = "paper 002 Lemma 4 (E_i = E_i^(1)⊗n for an i.i.d. prior, ε ≥ ε̃_X) and Lemma 1"
+        if self.space.size <= self.lift_limit:
+            from ..closed_forms import apply_kron
+
+            W = apply_kron(W1.T, np.eye(self.space.size), n).T
+            p_x = self._lifted_p_x()
+            return theorem_result(self.program, eps, self.space, W, p_x[:, None] * W, value, bounds, theorem)
+        res = theorem_result(
+            self.program,
+            eps,
+            DatabaseSpace(1, m),
+            W1,
+            row[:, None] * W1,
+            value,
+            bounds,
+            theorem,
+            extras={"mechanism_level": "row (the mechanism is the n-fold product of this m×m channel)"},
+        )
+        return res
+
+    def solve(self, eps: float, *, solver: str | None = None, path: str = "auto") -> SolveResult:
         e = float(eps)
         if math.isinf(self.eps_X):
             raise InfeasibleProgramError(
@@ -292,12 +430,22 @@ class ReducedPDI(_PriorProgram):
                 f"ε = {e:.6g} < ε_X = {self.eps_X:.6g}: summing (8) over y forces p_X(x) ≤ e^ε p_X(x') for all "
                 "neighbours, which this prior violates (paper 002, Lemma 3)",
             )
+        if path not in ("auto", "lp", "theorem"):
+            raise InvalidInputError(f"path must be 'auto', 'lp' or 'theorem', got {path!r}")
+        if path != "lp":
+            res = self._theorem(e)
+            if res is not None:
+                return res
+            if path == "theorem":
+                raise InvalidInputError(
+                    "the reduced theorem path of PD-I needs an i.i.d. prior and ε ≥ ε̃_X (paper 002, Lemma 4)"
+                )
         if self.backend == "block" and e - self.eps_X < PDI_BLOCK_MARGIN:
             # at and just above ε_X the feasible set has (almost) no interior: the block method would stall and
             # fall back anyway (measured, docs/orbit_reduction.md §10), so Clarabel solves these directly
             sol = self.lp.solve(max(e, 0.0), backend="clarabel", solver=solver or self.solver)
             return self._result(sol, self.reduction, self._extras())
-        return super().solve(max(e, 0.0), solver=solver)
+        return super().solve(max(e, 0.0), solver=solver, path=path)
 
 
 class ReducedRPD(_Base):
@@ -323,12 +471,18 @@ class ReducedRPD(_Base):
         if self.backend == "auto":
             self.backend = choose_backend("distance", space.m, self.lp.K)
 
-    def solve(self, eps: float, *, solver: str | None = None) -> SolveResult:
-        sol = self.lp.solve(eps, backend=self.backend, solver=solver or self.solver)
-        extra: dict[str, Any] = {}
+    def solve(self, eps: float, *, solver: str | None = None, path: str = "auto") -> SolveResult:
+        from ..closed_forms import check_eps
+
+        eps = check_eps(eps)
+        if path != "lp" or eps == 0.0:
+            res = self._distance_theorem(eps)
+        else:
+            sol = self.lp.solve(eps, backend=self.backend, solver=solver or self.solver)
+            res = self._result(sol, "distance", {})
         if self.space.size <= self.lift_limit:
-            extra["p_x"] = self._lifted_p_x()
-        return self._result(sol, "distance", extra)
+            res.extras["p_x"] = self._lifted_p_x()
+        return res
 
 
 def choose_backend(reduction: str, m: int, variables: int) -> str:

@@ -79,11 +79,11 @@ def _value_and_slope(
                 f"  LP at ε = {e['eps']:.9g}: D* = {e['value']:.10g}, KKT {e['max_kkt']:.1e}, {e['seconds']:.1f} s"
             )
     lp = prog.lp
-    if lp.log_scale is not None:
-        return res.value, math.nan
+    if "u" not in res.extras or not res.duals:
+        return res.value, math.nan  # theorem path: no multipliers (the root finder bisects)
     u = np.asarray(res.extras["u"], dtype=float)
     lam = np.asarray(res.duals["ratio"], dtype=float)
-    slope = -math.exp(res.eps) * float(lam @ (lp.S2k @ u))
+    slope = -math.exp(res.eps) * float(lam @ (lp.spec.kappa * u[lp.spec.dst]))
     return res.value, slope
 
 

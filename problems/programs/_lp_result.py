@@ -1,13 +1,28 @@
-"""Turn a :class:`RatioLPSolution` into the common :class:`~problems.result.SolveResult`."""
+"""Turn a :class:`RatioLPSolution` (or a theorem-path point) into the common :class:`~problems.result.SolveResult`."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from ..certificate import Certificate
 from ..database import DatabaseSpace
+from ..lp import Bounds, Status
 from ..mechanism import Mechanism
 from ..result import SolveResult
+from ..solver import SolverStats
 from .ratio_lp import RatioLPSolution
+
+
+def _posterior(joint: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    p_y = joint.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        posterior = np.where(p_y > 0, joint / np.where(p_y > 0, p_y, 1.0), 0.0)
+    return np.clip(p_y, 0.0, None), posterior
+
+
+def _exact_rows(W: np.ndarray) -> np.ndarray:
+    """Rows divided by their float sums (the certified point is this exact normalisation)."""
+    return W / W.sum(axis=1, keepdims=True)
 
 
 def lp_result(
@@ -18,15 +33,13 @@ def lp_result(
     joint: np.ndarray,
     extras: dict | None = None,
 ) -> SolveResult:
-    """Assemble the result of an LP whose optimal mechanism is ``W`` and optimal joint p_{X,Y} is ``joint``."""
-    p_y = joint.sum(axis=0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        posterior = np.where(p_y > 0, joint / np.where(p_y > 0, p_y, 1.0), 0.0)
+    """Assemble the result of an LP whose returned mechanism is ``W`` and joint p_{X,Y} is ``joint``."""
+    p_y, posterior = _posterior(joint)
     return SolveResult(
         program=program,
-        status="optimal",
+        status=sol.status,
         value=sol.value,
-        mechanism=Mechanism.on_space(W, space, clean=True),
+        mechanism=Mechanism.on_space(W, space),
         eps=sol.eps,
         distortion=None,
         duals={
@@ -36,8 +49,51 @@ def lp_result(
         },
         certificate=sol.certificate,
         stats=sol.stats,
-        p_y=np.clip(p_y, 0.0, None),
+        p_y=p_y,
         posterior=posterior,
         unit="rows",
-        extras=extras or {},
+        extras={"path": "dense", **(extras or {})},
+        bounds=sol.bounds,
+    )
+
+
+def theorem_result(
+    program: str,
+    eps: float,
+    space: DatabaseSpace,
+    W: np.ndarray,
+    joint: np.ndarray,
+    value: float,
+    bounds: Bounds,
+    theorem: str,
+    extras: dict | None = None,
+) -> SolveResult:
+    """The result of the theorem path: a closed-form optimum with a verified mechanism and proved bounds."""
+    p_y, posterior = _posterior(joint)
+    cert = Certificate(
+        primal_residual=0.0,
+        dual_residual=0.0,
+        complementary_slackness=0.0,
+        duality_gap=float(bounds.gap),
+        primal_objective=float(value),
+        dual_objective=float(bounds.lower),
+        lower_bound=bounds.lower,
+        upper_bound=bounds.upper,
+        basis=f"theorem: {theorem}",
+    )
+    return SolveResult(
+        program=program,
+        status=Status.OPTIMAL,
+        value=float(value),
+        mechanism=Mechanism.on_space(W, space),
+        eps=eps,
+        distortion=None,
+        duals={},
+        certificate=cert,
+        stats=SolverStats("theorem", 0.0, 0.0, 0, (("theorem", theorem),)),
+        p_y=p_y,
+        posterior=posterior,
+        unit="rows",
+        extras={"path": "theorem", "theorem": theorem, **(extras or {})},
+        bounds=bounds,
     )

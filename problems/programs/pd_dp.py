@@ -8,22 +8,39 @@ r"""PD-DP: the privacy–distortion program under differential privacy (paper 00
 
 A linear program in p_{Y|X} (see :mod:`problems.programs.ratio_lp`).  It is feasible for every ε ≥ 0 and
 every prior (a constant mechanism is 0-DP), and does not need full support.
+
+*Theorem path* (:mod:`problems.programs.theorem`): for the uniform prior the optimum is h(ε) with E_d
+(Lemma 5 and Theorem 1 (19)); at ε = 0 it is the best constant mechanism.  Every other LP solve carries
+Theorem 1's lower bound h(ε + ε_X) as a known bound.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ..errors import InvalidInputError
+from ..mechanism import exponential_mechanism
+from ..prior_constants import eps_X
 from ..priors import Prior
 from ..result import SolveResult
-from ._lp_result import lp_result
+from ._lp_result import lp_result, theorem_result
 from .ratio_lp import RatioLP
+from .theorem import best_constant, safe_h_lower, theorem_point
 
-__all__ = ["PDDP", "solve_pd_dp"]
+__all__ = ["PDDP", "solve_pd_dp", "PATHS"]
+
+#: ``path=`` of the dense programs: the theorem path where it applies (auto), always the LP, or only a theorem.
+PATHS = ("auto", "lp", "theorem")
+
+
+def check_path(path: str) -> str:
+    if path not in PATHS:
+        raise InvalidInputError(f"path must be one of {PATHS}, got {path!r}")
+    return path
 
 
 class PDDP:
-    """PD-DP for a prior, compiled once; :meth:`solve` re-solves for each ε.
+    """PD-DP for a prior; :meth:`solve` re-solves for each ε.
 
     ``distortion_matrix`` defaults to the Hamming distance d(x, y) (the paper's choice).
     """
@@ -34,16 +51,74 @@ class PDDP:
         self, prior: Prior, *, distortion_matrix: np.ndarray | None = None, solver: str | None = None
     ):
         self.prior, self.space, self.solver = prior, prior.space, solver
+        self.hamming = distortion_matrix is None
         self.d = prior.space.hamming_matrix() if distortion_matrix is None else np.asarray(distortion_matrix)
-        self.lp = RatioLP(
-            self.space, prior.pmf[:, None] * self.d, np.ones(self.space.size), program=self.program
-        )
+        self.cost = prior.pmf[:, None] * self.d
+        self.eps_X = eps_X(prior) if prior.has_full_support else np.inf
+        self.lp = RatioLP(self.space, self.cost, np.ones(self.space.size), program=self.program)
 
-    def solve(self, eps: float, *, solver: str | None = None) -> SolveResult:
-        """Minimum expected distortion D*_d(ε) and an optimal ε-DP mechanism."""
-        sol = self.lp.solve(eps, solver=solver or self.solver)
+    def _theorem(self, eps: float) -> SolveResult | None:
+        n, m = self.space.n, self.space.m
+        if eps == 0.0:
+            return constant_result(self.program, self.space, self.prior.pmf, self.cost)
+        if self.hamming and self.prior.kind == "uniform":
+            E = exponential_mechanism(self.space, eps).matrix
+            got = theorem_point(self.lp.spec, eps, E.ravel(), safe_h_lower(eps, n, m))
+            if got is not None:
+                z, bounds = got
+                W = z.reshape(E.shape)
+                value = float(self.cost.ravel() @ z)
+                return theorem_result(
+                    self.program,
+                    eps,
+                    self.space,
+                    W,
+                    self.prior.pmf[:, None] * W,
+                    value,
+                    bounds,
+                    "paper 002 Lemma 5 (E_d) and Theorem 1 (19) with ε_X = 0",
+                )
+        return None
+
+    def solve(self, eps: float, *, solver: str | None = None, path: str = "auto") -> SolveResult:
+        """Minimum expected distortion D*_d(ε) and an optimal ε-DP mechanism, with proved bounds."""
+        from ..closed_forms import check_eps
+
+        eps = check_eps(eps)
+        if check_path(path) != "lp" or eps == 0.0:  # at ε = 0 the LP has no interior: always the theorem
+            res = self._theorem(eps)
+            if res is not None:
+                return res
+            if path == "theorem":
+                raise InvalidInputError(
+                    "no theorem of paper 002 gives PD-DP in closed form for this prior and ε"
+                )
+        known = 0.0
+        if self.hamming and np.isfinite(self.eps_X):
+            known = safe_h_lower(eps + self.eps_X, self.space.n, self.space.m)
+        sol = self.lp.solve(eps, solver=solver or self.solver, known_lower=known)
         W = sol.Z
-        return lp_result(self.program, sol, self.space, W, self.prior.pmf[:, None] * np.clip(W, 0, None))
+        return lp_result(self.program, sol, self.space, W, self.prior.pmf[:, None] * W)
+
+
+def constant_result(program: str, space, pmf: np.ndarray, cost: np.ndarray) -> SolveResult:  # noqa: ANN001
+    """ε = 0: every 0-DP mechanism has equal rows (the neighbour graph is connected), so the optimum is the
+    best constant mechanism, all mass on y* = argmin_y Σ_x C(x, y); exactly feasible as constructed."""
+    from ..lp import Bounds
+
+    y, lo, up = best_constant(cost)
+    W = np.zeros((space.size, space.size))
+    W[:, y] = 1.0
+    return theorem_result(
+        program,
+        0.0,
+        space,
+        W,
+        pmf[:, None] * W,
+        float(cost[:, y].sum()),
+        Bounds(lo, up),
+        "ε = 0: a 0-DP mechanism has equal rows; the best constant mechanism",
+    )
 
 
 def solve_pd_dp(prior: Prior, eps: float, *, solver: str | None = None) -> SolveResult:

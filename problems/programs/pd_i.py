@@ -18,6 +18,10 @@ column, where :math:`p_Y = 0`), with the same objective.
 variables, but with O(1) entries however small the prior masses are (in q, Clarabel stalled at
 "inaccurate" on Dirichlet priors with ε_X ≈ 2.6 at N = 64).  The certificate is that of the scaled LP.
 
+*Theorem path.*  For ε ≥ ε̃_X the optimum is h(ε) with the mechanism E_i (Lemma 4; lower bound from the
+R-PD relaxation, Lemma 1); :mod:`problems.programs.theorem` verifies E_i and returns it with bounds.
+Every LP solve carries h(ε) as a known lower bound.
+
 *Infeasibility.* Summing the ratio constraint over y gives :math:`p_X(x) \le e^\epsilon p_X(x')`, so PD-I is
 infeasible for ε < ε_X (Lemma 3); with a zero-mass database ε_X = ∞ and it is infeasible for every ε.  The
 solver layer raises :class:`~problems.errors.InfeasibleProgramError` with this reason before solving.
@@ -29,12 +33,16 @@ import math
 
 import numpy as np
 
-from ..errors import InfeasibleProgramError
-from ..prior_constants import eps_X
+from ..closed_forms import check_eps
+from ..errors import InfeasibleProgramError, InvalidInputError, InvalidPrivacyLevelError
+from ..mechanism import identifiability_mechanism
+from ..prior_constants import eps_tilde, eps_X
 from ..priors import Prior
 from ..result import SolveResult
-from ._lp_result import lp_result
+from ._lp_result import lp_result, theorem_result
+from .pd_dp import check_path, constant_result
 from .ratio_lp import RatioLP
+from .theorem import safe_h_lower, theorem_point
 
 __all__ = ["PDI", "solve_pd_i", "EPS_X_TOLERANCE"]
 
@@ -52,18 +60,21 @@ class PDI:
     ):
         self.prior, self.space, self.solver = prior, prior.space, solver
         self.eps_X = eps_X(prior)
+        self.hamming = distortion_matrix is None
         self.d = prior.space.hamming_matrix() if distortion_matrix is None else np.asarray(distortion_matrix)
         if math.isfinite(self.eps_X):
             # Solve in W = q / p_X (rows sum to 1): q(x,y) ≤ e^ε q(x',y)  ⇔  W(x,y) ≤ e^ε (p_X(x')/p_X(x)) W(x',y).
             pi, pj = self.space.neighbour_pairs
-            kappa = prior.pmf[pj] / prior.pmf[pi]
+            logp = np.log(prior.pmf)
             self.lp = RatioLP(
                 self.space,
                 prior.pmf[:, None] * self.d,
                 np.ones(self.space.size),
                 program=self.program,
-                pair_scale=kappa,
+                pair_log_kappa=logp[pj] - logp[pi],
+                eps_min=self.eps_X,
             )
+            self._eps_tilde: float | None = None
         else:
             self.lp = None
 
@@ -82,19 +93,58 @@ class PDI:
             )
         return None
 
-    def solve(self, eps: float, *, solver: str | None = None) -> SolveResult:
-        """Minimum expected distortion D*_i(ε); raises :class:`InfeasibleProgramError` below ε_X."""
-        reason = self.infeasibility_reason(float(eps))
+    @property
+    def eps_tilde(self) -> float:
+        if self._eps_tilde is None:
+            self._eps_tilde = eps_tilde(self.prior)
+        return self._eps_tilde
+
+    def _theorem(self, eps: float) -> SolveResult | None:
+        if not (self.hamming and eps > 0 and eps >= self.eps_tilde):
+            return None
+        try:
+            E = identifiability_mechanism(self.prior, eps).matrix
+        except InvalidPrivacyLevelError:
+            return None
+        got = theorem_point(self.lp.spec, eps, E.ravel(), safe_h_lower(eps, self.space.n, self.space.m))
+        if got is None:
+            return None
+        z, bounds = got
+        W = z.reshape(E.shape)
+        value = float(self.lp.spec.c @ z)
+        return theorem_result(
+            self.program,
+            eps,
+            self.space,
+            W,
+            self.prior.pmf[:, None] * W,
+            value,
+            bounds,
+            "paper 002 Lemma 4 (E_i, ε ≥ ε̃_X) and the R-PD relaxation (Lemma 1)",
+        )
+
+    def solve(self, eps: float, *, solver: str | None = None, path: str = "auto") -> SolveResult:
+        """Minimum expected distortion D*_i(ε) with proved bounds; raises :class:`InfeasibleProgramError`
+        below ε_X (Lemma 3)."""
+        eps = check_eps(eps)
+        reason = self.infeasibility_reason(eps)
         if reason is not None:
             raise InfeasibleProgramError(self.program, reason)
-        sol = self.lp.solve(
-            max(float(eps), 0.0),
-            solver=solver or self.solver,
-            infeasible_reason=lambda: (
-                f"the solver proved infeasibility at ε = {eps:g} (ε_X = {self.eps_X:.6g})"
-            ),
-        )
-        W = np.clip(sol.Z, 0.0, None)
+        if eps == 0.0:  # only reachable with ε_X = 0 (uniform): W-form = PD-DP at ε = 0
+            return constant_result(
+                self.program, self.space, self.prior.pmf, self.lp.spec.c.reshape(self.d.shape)
+            )
+        if check_path(path) != "lp":
+            res = self._theorem(eps)
+            if res is not None:
+                return res
+            if path == "theorem":
+                raise InvalidInputError(
+                    f"the theorem path of PD-I needs ε ≥ ε̃_X = {self.eps_tilde:.6g} (paper 002, Lemma 4)"
+                )
+        known = safe_h_lower(eps, self.space.n, self.space.m) if self.hamming else 0.0
+        sol = self.lp.solve(max(eps, self.eps_X), solver=solver or self.solver, known_lower=known)
+        W = sol.Z
         return lp_result(self.program, sol, self.space, W, self.prior.pmf[:, None] * W)
 
 

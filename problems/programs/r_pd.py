@@ -7,39 +7,91 @@ Relaxing PD-I's marginal constraint (11) to total mass one (23) gives, in the jo
     D^*_{\mathrm{relaxed}}(\epsilon) = \min_{q\ge 0} \sum_{x,y} q(x,y) d(x,y)
     \ \text{s.t.}\ q(x,y) \le e^{\epsilon} q(x',y)\ (x \sim x'),\ \textstyle\sum_{x,y} q(x,y) = 1,
 
-whose optimum is :math:`h(\epsilon) = n/(1+e^\epsilon/(m-1))` (Lemma 1).  R-PD does not involve the prior;
-the optimal joint induces its own input marginal, reported as ``extras["p_x"]``, and the mechanism
-:math:`p_{Y|X} = q/p_X` is with respect to it.
+whose optimum is :math:`h(\epsilon) = n/(1+e^\epsilon/(m-1))` (Lemma 1).  By default the theorem path returns
+it with the kernel joint e^{−εd}/(N(1+(m−1)e^{−ε})ⁿ), verified; ``path="lp"`` solves the LP.  R-PD does not
+involve the prior; the optimal joint induces its own input marginal, reported as ``extras["p_x"]``, and the
+mechanism :math:`p_{Y|X} = q/p_X` is with respect to it.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ..closed_forms import apply_kron, check_eps, kernel
 from ..database import DatabaseSpace
+from ..errors import InvalidInputError
 from ..result import SolveResult
-from ._lp_result import lp_result
+from ._lp_result import lp_result, theorem_result
+from .pd_dp import check_path
 from .ratio_lp import RatioLP
+from .theorem import safe_h_lower, theorem_point
 
 __all__ = ["RPD", "solve_r_pd"]
 
 
 class RPD:
-    """R-PD on a database space, compiled once; :meth:`solve` re-solves for each ε."""
+    """R-PD on a database space; :meth:`solve` re-solves for each ε."""
 
     program = "r-pd"
 
     def __init__(self, space: DatabaseSpace, *, solver: str | None = None):
+        if not isinstance(space, DatabaseSpace):
+            raise InvalidInputError(f"R-PD needs a DatabaseSpace, got {type(space).__name__}")
         self.space, self.solver = space, solver
         self.lp = RatioLP(space, space.hamming_matrix(), None, program=self.program)
 
-    def solve(self, eps: float, *, solver: str | None = None) -> SolveResult:
-        """Minimum of R-PD (= h(ε) by Lemma 1) and an optimal joint."""
-        sol = self.lp.solve(eps, solver=solver or self.solver)
-        q = np.clip(sol.Z, 0.0, None)
-        q = q / q.sum()
+    @staticmethod
+    def _split(q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         p_x = q.sum(axis=1)
-        W = q / p_x[:, None]
+        return p_x, q / p_x[:, None]
+
+    def solve(self, eps: float, *, solver: str | None = None, path: str = "auto") -> SolveResult:
+        """Minimum of R-PD (= h(ε) by Lemma 1) and an optimal joint, with proved bounds."""
+        eps = check_eps(eps)
+        n, m, N = self.space.n, self.space.m, self.space.size
+        lower = safe_h_lower(eps, n, m)
+        if (
+            eps == 0.0
+        ):  # q(·, y) constant in x: every such joint has distortion h(0); the uniform one, exactly
+            q = np.full((N, N), 1.0 / (N * N))
+            p_x, W = self._split(q)
+            from ..lp import Bounds
+
+            h0 = lower / (1.0 - 1e-13)
+            return theorem_result(
+                self.program,
+                eps,
+                self.space,
+                W,
+                q,
+                h0,
+                Bounds(lower, h0 * (1 + 1e-13)),
+                "paper 002 Lemma 1 at ε = 0 (columns of q constant in x)",
+                extras={"p_x": p_x},
+            )
+        if check_path(path) != "lp":
+            q0 = apply_kron(kernel(eps, m), np.eye(N), n) / N
+            got = theorem_point(self.lp.spec, eps, q0.ravel(), lower)
+            if got is not None:
+                z, bounds = got
+                q = z.reshape(N, N) / z.sum()
+                p_x, W = self._split(q)
+                return theorem_result(
+                    self.program,
+                    eps,
+                    self.space,
+                    W,
+                    q,
+                    float(self.lp.spec.c @ z),
+                    bounds,
+                    "paper 002 Lemma 1 (R-PD = h(ε), kernel joint)",
+                    extras={"p_x": p_x},
+                )
+            if path == "theorem":
+                raise InvalidInputError("the kernel joint could not be verified at this ε; use path='lp'")
+        sol = self.lp.solve(eps, solver=solver or self.solver, known_lower=lower)
+        q = sol.Z / sol.Z.sum()
+        p_x, W = self._split(q)
         return lp_result(self.program, sol, self.space, W, q, extras={"p_x": p_x})
 
 

@@ -1,6 +1,6 @@
 r"""A structure-exploiting primal–dual interior-point method for the row-normalised ratio LP.
 
-The LP (:class:`~problems.programs.ratio_lp.RatioLP` with row sums) is, in :math:`Z\in\mathbb{R}^{N\times N}`,
+The LP (:class:`~problems.lp.spec.RatioLPSpec` of a dense program with row sums) is, in :math:`Z\in\mathbb{R}^{N\times N}`,
 
 .. math::
 
@@ -60,17 +60,16 @@ from __future__ import annotations
 import os
 import time
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, NamedTuple
+from typing import Protocol
 
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 from scipy.linalg import lapack
 
-from ..errors import SolverFailedError
-
-if TYPE_CHECKING:
-    from .ratio_lp import RatioLP
+from ..errors import ProblemTooLargeError, SolverFailedError
+from .lapack import BlasThreads, lapack_kernels
+from .rows import reverse_pairs, scaled_ratio_rows  # noqa: F401 - reverse_pairs re-exported
 
 __all__ = ["solve_ratio_lp_structured", "StructuredIPMData", "SOLVER_NAME"]
 
@@ -105,50 +104,29 @@ IMPLIED_BOUNDS_MIN_EPS = 0.05
 STALL_ITERATIONS = 6
 #: a near-null direction u of H_y is deflated when uᵀH_yu < DEFLATION_CUTOFF · max diag(H_y)
 DEFLATION_CUTOFF = 1e-7
-_DEBUG = bool(os.environ.get("STRUCTURED_IPM_DEBUG"))
+#: largest N³ buffer of block inverses (bytes); above it the method refuses (N = 512 needs 1.07 GB)
+MAX_BUFFER_BYTES = 4e9
 
 
-def reverse_pairs(src: np.ndarray, dst: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
-    """For every pair p = (src_p, dst_p) of indices below ``size``: the index of the reversed pair
-    (dst_p, src_p), and whether it exists (where it does not, the index is arbitrary)."""
-    key = src * size + dst
-    rkey = dst * size + src
-    order = np.argsort(key)
-    pos = np.clip(np.searchsorted(key[order], rkey), 0, max(src.size - 1, 0))
-    rev = order[pos]
-    return rev, key[rev] == rkey
+class BlockSystem(Protocol):
+    """What :func:`solve_block_angular` needs of a block-angular LP (dense: :class:`StructuredIPMData`;
+    ragged: :class:`problems.ipm.block.RaggedBlockSystem`)."""
 
+    b: np.ndarray
+    ct: np.ndarray
+    bounded: bool
+    refine_steps: int
+    refine_contraction: float
 
-class ScaledRatioRows(NamedTuple):
-    """Ratio rows ``z[pi_p] − rκ_p z[pj_p] ≤ 0`` scaled by g_p = 1/max(1, rκ_p) (same feasible set, O(1)
-    coefficients), with what the normal matrix H = GᵀDG + E needs."""
-
-    row_scale: np.ndarray  # g_p
-    a_i: np.ndarray  # coefficient of z[pi_p] in scaled row p (= g_p)
-    a_j: np.ndarray  # coefficient of z[pj_p] (= −rκ_p g_p)
-    GT: sp.csr_matrix  # Gᵀ (ncols × P)
-    GsqT: sp.csr_matrix  # (G∘G)ᵀ: diag(GᵀDG) = GsqT @ D
-    offprod: np.ndarray  # a_i a_j: row p's contribution to H[pi_p, pj_p] per unit D_p
-    rev: np.ndarray  # index of the reversed row (pj_p, pi_p); both share the off-diagonal entry of H
-
-
-def scaled_ratio_rows(
-    pi: np.ndarray, pj: np.ndarray, kappa: np.ndarray, r: float, ncols: int
-) -> ScaledRatioRows:
-    """:class:`ScaledRatioRows` of the rows (pi, pj, κ) at r = e^ε; every row must have its reverse."""
-    P = pi.size
-    coef_j = -float(r) * np.asarray(kappa, dtype=float)
-    g = 1.0 / np.maximum(1.0, np.abs(coef_j))
-    a_j = coef_j * g
-    rows = np.concatenate([np.arange(P), np.arange(P)])
-    cols = np.concatenate([pi, pj])
-    vals = np.concatenate([g, a_j])
-    GT = sp.csr_matrix((vals, (cols, rows)), shape=(ncols, P))
-    GsqT = sp.csr_matrix((vals**2, (cols, rows)), shape=(ncols, P))
-    rev, found = reverse_pairs(pi, pj, ncols)
-    if not np.all(found):
-        raise ValueError("the ratio rows must come in reverse pairs (i, j) and (j, i)")
-    return ScaledRatioRows(g, g, a_j, GT, GsqT, g * a_j, rev)
+    def start(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]: ...
+    def A(self, zt: np.ndarray) -> np.ndarray: ...
+    def AT(self, nu: np.ndarray) -> np.ndarray: ...
+    def G(self, zt: np.ndarray) -> np.ndarray: ...
+    def GT(self, v: np.ndarray) -> np.ndarray: ...
+    def H_parts(self, D: np.ndarray, E: np.ndarray) -> tuple[np.ndarray, np.ndarray]: ...
+    def chunks(self, k: int) -> list[slice]: ...
+    def factor(self, diag, off, threads, deflation, pool=None): ...  # noqa: ANN001, ANN201
+    def deflation(self, zt, w, r_g, D, E, diag) -> dict: ...  # noqa: ANN001
 
 
 class StructuredIPMData:
@@ -179,6 +157,16 @@ class StructuredIPMData:
     ) -> None:
         N = cost.shape[0]
         self.bounded = bool(bounded)
+        self.refine_steps = REFINE_STEPS
+        self.refine_contraction = REFINE_CONTRACTION
+        need = 8.0 * N**3
+        if need > MAX_BUFFER_BYTES:
+            raise ProblemTooLargeError(
+                f"the structured method needs an N³ buffer of {need / 1e9:.1f} GB at N = {N} "
+                f"(limit {MAX_BUFFER_BYTES / 1e9:.1f} GB)",
+                size=N,
+            )
+        self._hinv_buffer: np.ndarray | None = None
         P = pi.size
         self.N, self.P = N, P
         self.pi, self.pj = np.asarray(pi, dtype=np.intp), np.asarray(pj, dtype=np.intp)
@@ -191,7 +179,7 @@ class StructuredIPMData:
         self.b = np.asarray(b, dtype=float)
 
     # --- the block-system protocol used by solve_block_angular (also implemented by
-    # problems.orbit.block_ipm.RaggedBlockSystem) ---
+    # problems.ipm.block.RaggedBlockSystem) ---
     def start(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Starting point (z, w, λ, s, ν): z uniform in each row (Az = b), slacks and multipliers positive."""
         N, P = self.N, self.P
@@ -311,7 +299,7 @@ class _BlockFactor:
         self.N = N
         # one N³ buffer per LP, reused by every iteration (a fresh 8N³-byte array is mapped and page-faulted
         # anew each time: 134 MB at N = 256)
-        if getattr(data, "_hinv_buffer", None) is None or data._hinv_buffer.shape != (N, N, N):
+        if data._hinv_buffer is None or data._hinv_buffer.shape != (N, N, N):
             data._hinv_buffer = np.empty((N, N, N))
         self.Hinv = data._hinv_buffer
         pi, pj = data.pi, data.pj
@@ -319,7 +307,7 @@ class _BlockFactor:
         failed: list[int] = []
         border: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         lower = np.tri(N, k=-1, dtype=bool)
-        kernels = _lapack_kernels()
+        kernels = lapack_kernels()
         self.shifted = 0
 
         def factor(out: np.ndarray) -> tuple[np.ndarray | None, int]:
@@ -555,139 +543,6 @@ def _deflation(
     return out
 
 
-class _LapackKernels:
-    """In-place ``dpotrf``/``dpotri`` (lower, column-major) through OpenBLAS's LAPACKE, called by ctypes.
-
-    ctypes releases the GIL for the duration of a foreign call, so Python threads factorise different blocks
-    at the same time (SciPy's f2py wrappers hold it).  Used only when the library and symbols are found.
-    """
-
-    def __init__(self, potrf: object, potri: object, potrs: object) -> None:
-        self._potrf, self._potri, self._potrs = potrf, potri, potrs
-
-    def potrf(self, a: np.ndarray) -> int:
-        n = a.shape[0]
-        return int(self._potrf(102, b"L", n, a.ctypes.data, n))
-
-    def potri(self, a: np.ndarray) -> int:
-        n = a.shape[0]
-        return int(self._potri(102, b"L", n, a.ctypes.data, n))
-
-    def potrs(self, factor: np.ndarray, rhs: np.ndarray) -> int:
-        """Solve with the Cholesky factor from :meth:`potrf`, in place on C-order ``rhs`` of shape (k, n)."""
-        n = factor.shape[0]
-        k = 1 if rhs.ndim == 1 else rhs.shape[0]
-        return int(self._potrs(102, b"L", n, k, factor.ctypes.data, n, rhs.ctypes.data, n))
-
-
-_KERNELS: list[_LapackKernels | None] = []
-
-
-def _lapack_kernels() -> _LapackKernels | None:
-    """The GIL-free LAPACK kernels, or None (then SciPy's wrappers are used, on one thread)."""
-    if _KERNELS:
-        return _KERNELS[0]
-    found = None
-    try:
-        import ctypes
-
-        for lib in _openblas_libraries():
-            for suffix, int_t in (("", ctypes.c_int), ("64_", ctypes.c_int64)):
-                f1 = getattr(lib, f"scipy_LAPACKE_dpotrf{suffix}", None)
-                f2 = getattr(lib, f"scipy_LAPACKE_dpotri{suffix}", None)
-                f3 = getattr(lib, f"scipy_LAPACKE_dpotrs{suffix}", None)
-                if f1 is None or f2 is None or f3 is None:
-                    continue
-                for f in (f1, f2):
-                    f.restype = int_t
-                    f.argtypes = [ctypes.c_int, ctypes.c_char, int_t, ctypes.c_void_p, int_t]
-                f3.restype = int_t
-                f3.argtypes = [ctypes.c_int, ctypes.c_char, int_t, int_t, ctypes.c_void_p, int_t]
-                f3.argtypes += [ctypes.c_void_p, int_t]
-                cand = _LapackKernels(f1, f2, f3)
-                # self-test against NumPy on a small SPD matrix (column-major lower = C-order upper)
-                a = np.array([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
-                t = np.array(a)
-                rhs = np.array([[1.0, 2.0, 3.0], [0.5, -1.0, 0.25]])
-                x = np.array(rhs)
-                if cand.potrf(t) == 0 and cand.potrs(t, x) == 0 and cand.potri(t) == 0:
-                    ok_inv = np.allclose(np.triu(t), np.triu(np.linalg.inv(a)), rtol=1e-12, atol=1e-14)
-                    ok_sol = np.allclose(x, np.linalg.solve(a, rhs.T).T, rtol=1e-12, atol=1e-14)
-                    if ok_inv and ok_sol:
-                        found = cand
-                        break
-            if found is not None:
-                break
-    except Exception:  # pragma: no cover - platform without these libraries
-        found = None
-    _KERNELS.append(found)
-    return found
-
-
-def _openblas_libraries() -> list[object]:
-    """The OpenBLAS copies bundled with SciPy and NumPy (``scipy.libs``/``numpy.libs``), loaded by ctypes."""
-    import ctypes
-    import glob
-
-    import scipy
-
-    libs = []
-    for pkg in (scipy, np):
-        libdir = os.path.join(os.path.dirname(os.path.dirname(pkg.__file__)), pkg.__name__ + ".libs")
-        for path in sorted(glob.glob(os.path.join(libdir, "libscipy_openblas*.so*"))):
-            try:
-                libs.append(ctypes.CDLL(path))
-            except OSError:
-                continue
-    return libs
-
-
-def _openblas_handles() -> list[tuple[object, object]]:
-    """(set, get) thread-count functions of the OpenBLAS copies loaded by NumPy and SciPy, if found."""
-    import ctypes
-
-    handles = []
-    for lib in _openblas_libraries():
-        for suffix in ("64_", ""):
-            setf = getattr(lib, f"scipy_openblas_set_num_threads{suffix}", None)
-            getf = getattr(lib, f"scipy_openblas_get_num_threads{suffix}", None)
-            if setf is not None and getf is not None:
-                setf.argtypes = [ctypes.c_int]
-                getf.restype = ctypes.c_int
-                handles.append((setf, getf))
-                break
-    return handles
-
-
-class _BlasThreads:
-    """Context manager limiting OpenBLAS to ``n`` threads (restored on exit).
-
-    The kernels here are many small (N×N, N ≤ 512) LAPACK calls; OpenBLAS's own threading on such calls is at
-    best neutral and, on a loaded machine, slows them down by two orders of magnitude (busy-waiting threads).
-    """
-
-    _handles: list[tuple[object, object]] | None = None
-
-    def __init__(self, n: int) -> None:
-        self.n = n
-        self.saved: list[int] = []
-
-    def __enter__(self) -> _BlasThreads:
-        if _BlasThreads._handles is None:
-            try:
-                _BlasThreads._handles = _openblas_handles()
-            except Exception:  # pragma: no cover - platform without these libraries
-                _BlasThreads._handles = []
-        for setf, getf in _BlasThreads._handles:
-            self.saved.append(int(getf()))
-            setf(self.n)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        for (setf, _), n in zip(_BlasThreads._handles or [], self.saved):
-            setf(n)
-
-
 def _max_step(x: np.ndarray, dx: np.ndarray) -> float:
     """Largest α ∈ (0, 1] with x + α dx ≥ 0 (x > 0)."""
     worst = float(np.max(-dx / x))  # α·(−dx/x) ≤ 1 for every component
@@ -706,7 +561,7 @@ def _steps(
 
 def _default_threads() -> int:
     """Threads over the blocks: the machine's cores (at most 4), when GIL-free LAPACK kernels are available."""
-    if _lapack_kernels() is None:
+    if lapack_kernels() is None:
         return 1
     return max(
         1, min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
@@ -729,9 +584,9 @@ class _Newton:
         self.r_d, self.r_p, self.r_g, self.mu, self.bnorm = r_d, r_p, r_g, mu, bnorm
         self.refine_tol = REFINE_TOL
         # a block system may ask for longer refinement (its normal equations are solved less accurately)
-        self.refine_steps = getattr(data, "refine_steps", REFINE_STEPS)
-        self.refine_contraction = getattr(data, "refine_contraction", REFINE_CONTRACTION)
-        self.bounded = getattr(data, "bounded", True)
+        self.refine_steps = data.refine_steps
+        self.refine_contraction = data.refine_contraction
+        self.bounded = data.bounded
         self.pool = pool
         self.chunks = data.chunks(1 if pool is None else pool._max_workers)
 
@@ -823,11 +678,6 @@ class _Newton:
             e1 = self.e1
             if e1 is not None:  # without bounds the dual equation (1) is refined too (cost scaled to ≤ 1)
                 err = max(err, float(np.max(np.abs(e1))))
-            if _DEBUG:
-                k = int(np.argmax(np.abs(e5) / scale_s))
-                print(
-                    f"      refine err={err:.1e} e2={float(np.max(np.abs(e2))) / self.bnorm:.1e} worst z={self.zt.flat[k]:.1e} s={self.s.flat[k]:.1e} homog={homogeneous}"
-                )
             if err < self.refine_tol or err > self.refine_contraction * err_old:
                 break
             err_old = err
@@ -886,7 +736,7 @@ def _centrality_correctors(
 
 
 def solve_block_angular(
-    data: StructuredIPMData,
+    data: BlockSystem,
     *,
     tol: float = 1e-9,
     max_iter: int = 100,
@@ -895,8 +745,12 @@ def solve_block_angular(
     deflate_below: float = 1e-4,
     accept: float = 1e-7,
     max_correctors: int | None = None,
+    time_limit: float | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
     """Mehrotra predictor–corrector on the scaled block-angular LP; returns (Zᵀ, ν, λ, s, iterations).
+
+    ``time_limit`` (seconds) ends the iteration like ``max_iter`` does (the best acceptable iterate is
+    returned, else :class:`SolverFailedError`).
 
     Arrays are in the *scaled* problem and block layout ``[y, ·]``; see :func:`solve_ratio_lp_structured`.
     """
@@ -906,7 +760,8 @@ def solve_block_angular(
     ct = data.ct
     zt, w, lam, s, nu = data.start()
     # a block system without the bounds z ≥ 0 (implied by its other rows) has s ≡ 0 and no s∘z pairs
-    bounded = getattr(data, "bounded", True)
+    deadline = None if time_limit is None else time.perf_counter() + float(time_limit)
+    bounded = data.bounded
     n_comp = (zt.size if bounded else 0) + w.size
     bnorm = 1.0 + float(np.max(np.abs(b)))
     cnorm = 1.0 + float(np.max(np.abs(ct)))
@@ -927,16 +782,15 @@ def solve_block_angular(
             pres = max(float(np.max(np.abs(r_p))), float(np.max(np.abs(r_g)))) / bnorm
             dres = float(np.max(np.abs(r_d))) / cnorm
             gap = abs(pobj - dobj) / (1.0 + abs(pobj))
-            if _DEBUG:
-                print(
-                    f"it={it} comp={comp:.2e} pd={pobj - dobj:.2e} maxlam={lam.max():.1e} mu={mu:.2e} pres={pres:.2e} dres={dres:.2e} gap={gap:.2e} pobj={pobj:.10f}"
-                )
             merit = max(pres, dres, gap, comp / (1.0 + abs(pobj)))
             if merit <= tol:
                 return zt, nu, lam, s, it
             if merit < best[0]:
                 best = (merit, zt, nu, lam, s, it)
             if it == max_iter:
+                break
+            if deadline is not None and time.perf_counter() > deadline:
+                last = f"time limit of {time_limit:g} s reached at iteration {it}"
                 break
             if not np.all(np.isfinite([pres, dres, gap, mu])):
                 last = "non-finite iterate"
@@ -985,10 +839,6 @@ def solve_block_angular(
             eta = ETA
             ap, ad = _steps(zt, w, lam, s, (dz, dw, dnu, dlam, ds), bounded)
             ap, ad = eta * ap, eta * ad
-            if _DEBUG:
-                print(
-                    f"   ap={ap:.3f} ad={ad:.3f} sigma={sigma:.2e} mcc={kept} ndefl={len(defl)} K={sum(v[0].shape[1] for v in defl.values())} aw={_max_step(w, dw):.3f} al={_max_step(lam, dlam):.3f}"
-                )
             zt = zt + ap * dz
             w = w + ap * dw
             nu = nu + ad * dnu
@@ -1018,36 +868,41 @@ def solve_block_angular(
 
 
 def solve_ratio_lp_structured(
-    lp: RatioLP,
+    cost: np.ndarray,
+    b: np.ndarray,
+    pi: np.ndarray,
+    pj: np.ndarray,
+    kappa: np.ndarray,
     eps: float,
     *,
+    program: str = "ratio-lp",
     tol: float = 1e-9,
     max_iter: int = 100,
     threads: int | None = None,
+    time_limit: float | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int, float]:
-    r"""Solve a row-normalised :class:`RatioLP` at privacy level ε with the block-angular interior-point method.
+    r"""Solve the row-normalised ratio LP (``cost`` N×N, row sums ``b``, pairs (pi, pj) with factors κ) at ε.
 
-    Returns ``(z, nu, lam, s, iterations, seconds)`` in the layout and sign convention of ``RatioLP.solve``:
-    ``z`` is ``Z.ravel()`` (index ``x*N + y``), ``nu`` the (N,) row-sum multipliers, ``lam`` the (P·N,) ratio
-    multipliers (row ``p*N + y``, for ``S₁z − r S₂z ≤ 0``), ``s`` the (N²,) multipliers of ``z ≥ 0``, with
-    :math:`c + A^\top\nu + (S_1 - rS_2)^\top\lambda - s = 0`.
+    Returns ``(z, nu, lam, s, iterations, seconds)``: ``z`` is ``Z.ravel()`` (index ``x*N + y``), ``nu`` the
+    (N,) row-sum multipliers, ``lam`` the (P·N,) ratio multipliers (row ``p*N + y``, for
+    ``Z[pi_p, y] − rκ_p Z[pj_p, y] ≤ 0``), ``s`` the (N²,) multipliers of ``z ≥ 0``, with
+    :math:`c + A^\top\nu + G^\top\lambda - s = 0`.
 
     Raises
     ------
     SolverFailedError
-        If the LP is not row-normalised, or the method does not reach ``tol`` within ``max_iter`` iterations.
+        If the method does not reach ``tol`` within ``max_iter`` iterations or ``time_limit`` seconds.
+    ProblemTooLargeError
+        If the N³ buffer would exceed :data:`MAX_BUFFER_BYTES`.
     """
     t0 = time.perf_counter()
-    if getattr(lp, "row_mass", None) is None:
-        raise SolverFailedError(lp.program, [(SOLVER_NAME, "only row-sum-normalised LPs are supported")])
     r = float(np.exp(eps))
-    pi, pj = lp.pairs
-    data = StructuredIPMData(lp.cost, lp.b, pi, pj, lp.kappa, r)
+    data = StructuredIPMData(np.asarray(cost, dtype=float), b, pi, pj, kappa, r)
     if DROP_IMPLIED_BOUNDS and eps >= IMPLIED_BOUNDS_MIN_EPS and data.bounds_implied():
         data.bounded = False
-    with _BlasThreads(BLAS_THREADS):
+    with BlasThreads(BLAS_THREADS):
         zt, nu, lam, s, iters = solve_block_angular(
-            data, tol=tol, max_iter=max_iter, threads=threads, program=lp.program
+            data, tol=tol, max_iter=max_iter, threads=threads, program=program, time_limit=time_limit
         )
     cs = data.cost_scale
     z = np.ascontiguousarray(zt.T).ravel()

@@ -1,7 +1,7 @@
 r"""The block-angular interior-point method for the orbit-reduced LPs: blocks of different sizes.
 
 The reduced LPs of :mod:`problems.orbit.reduced_lp` have the same shape as the dense ratio LP of
-:mod:`problems.programs.structured_lp`:
+:mod:`problems.ipm.structured`:
 
 .. math::
 
@@ -13,7 +13,7 @@ set of joint types with one column-sum vector t(y).  The blocks are the connecte
 (found here, not assumed): for PD-DP/PD-I with m = 3, n = 10 there are 66 of them, of 66 to 1 500 joint
 types.  The E linking rows :math:`Au = b` (one per x-type) couple the blocks.
 
-Eliminating the slacks as in :mod:`~problems.programs.structured_lp` leaves
+Eliminating the slacks as in :mod:`~problems.ipm.structured` leaves
 :math:`H\Delta u + A^\top\Delta\nu = f`, :math:`A\Delta u = g` with :math:`H = G^\top DG + \mathrm{diag}(s/u)`
 block diagonal.  Per iteration and block b this module forms :math:`H_b` densely (its Cholesky factor is
 nearly dense anyway: each block is a product of m simplex lattices), factorises it (``potrf``), and solves
@@ -22,7 +22,7 @@ the E×E Schur complement :math:`S = \sum_b A_bY_b`.  A Newton solve then costs 
 :math:`Y_b^\top f_b` (the right-hand side :math:`AH^{-1}f`) and one ``potrs`` per block,
 :math:`\Delta u_b = H_b^{-1}(f_b - A_b^\top\Delta\nu)`.  Blocks are spread over two Python threads; the
 LAPACK calls go through ctypes and release the GIL
-(:func:`~problems.programs.structured_lp._lapack_kernels`).
+(:func:`~problems.ipm.structured.lapack_kernels`).
 
 Where the rows u ≥ 0 are implied by the ratio rows (``bounded=False``, see :class:`~problems.orbit.reduced_lp.ReducedLP`)
 they are left out: s ≡ 0, :math:`H_b = G_b^\top DG_b` (positive definite for e^ε > 1) and the dual equation is
@@ -32,7 +32,7 @@ directions are the tight components); a per-block diagonal shift and longer iter
 Clarabel (``docs/orbit_reduction.md`` §10).
 
 The iteration itself — Mehrotra predictor–corrector with Gondzio correctors and iterative refinement on the
-unreduced KKT residual — is :func:`~problems.programs.structured_lp.solve_block_angular`, shared with the
+unreduced KKT residual — is :func:`~problems.ipm.structured.solve_block_angular`, shared with the
 dense method; :class:`RaggedBlockSystem` is the block system it runs on.  The result is certified by the
 toolkit's own KKT check of the reduced LP (:meth:`ReducedLP.certificate
 <problems.orbit.reduced_lp.ReducedLP.certificate>`), exactly as for the Clarabel back end.
@@ -48,15 +48,9 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
 from ..errors import InvalidInputError, ProblemTooLargeError, SolverFailedError
-from ..programs.structured_lp import (
-    BLAS_THREADS,
-    SOLVER_NAME,
-    _BlasThreads,
-    _lapack_kernels,
-    scaled_ratio_rows,
-    schur_cholesky,
-    solve_block_angular,
-)
+from .lapack import BlasThreads, lapack_kernels
+from .rows import scaled_ratio_rows
+from .structured import BLAS_THREADS, SOLVER_NAME, schur_cholesky, solve_block_angular
 
 __all__ = ["RaggedBlockSystem", "solve_block_lp", "BLOCK_SOLVER_NAME", "MAX_BLOCK_SIZE", "MAX_BLOCK_BYTES"]
 
@@ -73,7 +67,7 @@ MAX_BLOCK_BYTES = 4e9
 
 class RaggedBlockSystem:
     r"""The LP ``min c'u, Au = b, u[src] − rκ u[dst] ≤ 0, u ≥ 0`` as a block system for
-    :func:`~problems.programs.structured_lp.solve_block_angular`.
+    :func:`~problems.ipm.structured.solve_block_angular`.
 
     Variables are renumbered so that each block (connected component of the moves) is contiguous; all
     arrays the iteration sees are flat vectors in that order (u and s of length K, w and λ of length P).
@@ -223,7 +217,7 @@ class _RaggedFactor:
     """Dense Cholesky factors of the blocks H_b, Y_b = H_b⁻¹A_bᵀ and the factorised Schur complement."""
 
     def __init__(self, sysm: RaggedBlockSystem, diag: np.ndarray, off: np.ndarray, pool) -> None:  # noqa: ANN001
-        kernels = _lapack_kernels()
+        kernels = lapack_kernels()
         if kernels is None:
             raise SolverFailedError("reduced-lp", [(BLOCK_SOLVER_NAME, "GIL-free LAPACK kernels not found")])
         self.sysm, self.kernels, self.pool = sysm, kernels, pool
@@ -323,6 +317,7 @@ def solve_block_lp(
     threads: int | None = None,
     program: str = "reduced-lp",
     bounded: bool = True,
+    time_limit: float | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int, float]:
     """Solve the block LP; returns ``(u, ν, λ, s, iterations, seconds)`` for rows ``u_s − rκ u_d ≤ 0``.
 
@@ -334,8 +329,14 @@ def solve_block_lp(
     t0 = time.perf_counter()
     sysm = RaggedBlockSystem(c, A, b, src, dst, kappa, r, bounded=bounded)
     # overflow/invalid values end the iteration ("non-finite iterate") and the caller falls back to Clarabel
-    with _BlasThreads(BLAS_THREADS), np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+    with BlasThreads(BLAS_THREADS), np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         u, nu, lam, s, iters = solve_block_angular(
-            sysm, tol=tol, max_iter=max_iter, threads=threads, program=program, deflate_below=0.0
+            sysm,
+            tol=tol,
+            max_iter=max_iter,
+            threads=threads,
+            program=program,
+            deflate_below=0.0,
+            time_limit=time_limit,
         )
     return (*sysm.unscale(u, nu, lam, s), iters, time.perf_counter() - t0)

@@ -1,0 +1,12 @@
+"""Interior-point methods of the toolkit's own, for the ratio LPs whose structure a general solver misses.
+
+* :mod:`problems.ipm.structured` — dense row-normalised LPs (block-angular, one N×N block per output);
+* :mod:`problems.ipm.block` — the joint-type LPs (one dense block per y-type);
+* :mod:`problems.ipm.lapack` — optional GIL-free LAPACK kernels and BLAS thread control;
+* :mod:`problems.ipm.rows` — ratio-row helpers shared by both.
+
+They take arrays and return ``(z, ν, λ, s, iterations, seconds)``; they are used through the back-end
+interface of :mod:`problems.lp.backends`, which certifies every answer.
+"""
+
+__all__: list[str] = []

@@ -1,0 +1,576 @@
+r"""Back ends of the ratio LP, all behind one interface.
+
+Every back end takes a :class:`~problems.lp.spec.RatioLPSpec` and ε and returns a :class:`RawSolution`:
+the primal z and multipliers (ν, λ) *in the spec's variables and rows*, with the sign convention of
+CVXPY (Lagrangian :math:`c^\top z + \nu^\top(Az-b) + \lambda^\top G z`, λ ≥ 0).  A back end never decides
+whether its answer is right: :func:`problems.lp.chain.solve` certifies it.
+
+========== ==================================================================================
+name       method
+========== ==================================================================================
+CLARABEL   Clarabel's interior-point method, called directly on the stacked sparse matrices
+HIGHS      HiGHS (dual simplex / IPM) through :func:`scipy.optimize.linprog`
+SCS        SCS (first-order, splitting), called directly
+CVXPY      the same LP as a DPP CVXPY problem (Parameters for every ε-dependent coefficient),
+           solved with Clarabel through CVXPY
+STRUCTURED the block-angular interior-point method for dense row-normalised LPs
+           (:mod:`problems.ipm.structured`)
+BLOCK      the block interior-point method of the joint-type LPs (:mod:`problems.ipm.block`)
+========== ==================================================================================
+
+**Scaling for large ε.**  The optimal z has entries of size e^{−ε·d}.  For ε ≥ :data:`SCALE_MIN_EPS` the
+sparse back ends solve the LP in :math:`v = z / s` with :math:`s` the exponential mechanism E_d at ε
+(``spec.log_profile``), so every variable is O(1) at the optimum; the objective is divided by its largest
+coefficient and every ratio row by :math:`\sqrt{s_{s_p}\,e^\epsilon\kappa_p\,s_{d_p}}` (its two coefficients
+become :math:`e^{\pm\ell_p}`).  The multipliers are mapped back to the spec's rows exactly; the safe bounds
+are computed on the unscaled LP.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import warnings
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..errors import InvalidInputError
+from .spec import RatioLPSpec
+
+__all__ = [
+    "RawSolution",
+    "BackendError",
+    "Backend",
+    "BACKENDS",
+    "ALIASES",
+    "SCALE_MIN_EPS",
+    "DEFAULT_TIME_LIMIT",
+    "backend",
+    "default_order",
+    "resolve_order",
+    "nonneg_implied",
+]
+
+#: From this ε on, the sparse back ends solve the LP scaled by the exponential mechanism.
+SCALE_MIN_EPS = 6.0
+#: Column scales are floored at e^SCALE_FLOOR_LOG (normalisation rows keep coefficients a solver resolves).
+SCALE_FLOOR_LOG = -600.0
+#: In the scaled LP, ratio rows v_s ≤ f·v_d with ln f above this are left out (f = 1e12).
+LOOSE_ROW_LOG = math.log(1e12)
+#: Seconds one back end may run before the chain moves to the next.
+DEFAULT_TIME_LIMIT = 600.0
+#: SCS is the last resort of the chain: at most this many iterations and seconds.
+SCS_MAX_ITERS = 20_000
+SCS_TIME_LIMIT = 120.0
+#: The rows z ≥ 0 are left out when implied (see :func:`nonneg_implied`) from this ε on.
+IMPLIED_NONNEG_MIN_EPS = 0.05
+#: LPs with at most this many variables are solved to the tighter tolerance.
+SMALL_LP_SIZE = 20_000
+
+
+@dataclass(frozen=True)
+class RawSolution:
+    """A back end's answer in the spec's variables: z, ν (one per group), λ (one per ratio row)."""
+
+    z: np.ndarray
+    nu: np.ndarray
+    lam: np.ndarray
+    status: str
+    iterations: int | None
+    seconds: float
+
+
+class BackendError(Exception):
+    """A back end could not produce a point (crash, time limit without a point, unsupported LP)."""
+
+
+class Backend(Protocol):
+    """What the chain needs of a back end."""
+
+    name: str
+
+    def available(self) -> bool: ...
+
+    def supports(self, spec: RatioLPSpec) -> bool: ...
+
+    def solve(self, spec: RatioLPSpec, eps: float, *, time_limit: float) -> RawSolution: ...
+
+
+def nonneg_implied(spec: RatioLPSpec) -> bool:
+    """True if the ratio rows imply z ≥ 0 for ε > 0: every variable is the source of a row whose reverse
+    exists with κ_p κ_p' = 1 (then z_s ≤ rκ z_d ≤ r² z_s, so z_s ≥ 0 when r > 1)."""
+    if "nonneg_implied" not in spec.cache:
+        from ..ipm.rows import reverse_pairs
+
+        ok = spec.P > 0 and bool(np.all(np.isfinite(spec.log_kappa)))
+        if ok:
+            rev, has = reverse_pairs(spec.src, spec.dst, spec.K)
+            paired = has & (np.abs(spec.log_kappa + spec.log_kappa[rev]) <= 1e-9)
+            covered = np.zeros(spec.K, dtype=bool)
+            covered[spec.src[paired]] = True
+            ok = bool(covered.all())
+        spec.cache["nonneg_implied"] = ok
+    return spec.cache["nonneg_implied"]
+
+
+# ------------------------------------------------------------------------------------------------ scaling
+@dataclass(frozen=True)
+class _Scaled:
+    """The LP in v = z/s: objective ω c∘s, equalities A diag(s), balanced ratio rows, and the way back."""
+
+    s: np.ndarray
+    q: np.ndarray  # objective
+    eq_data: np.ndarray  # coefficient of v_j in its group row (= s_j)
+    a_src: np.ndarray  # coefficient of v[src_p] in row p
+    a_dst: np.ndarray  # coefficient of v[dst_p] in row p (negative)
+    rho: np.ndarray  # original row = rho_p · balanced row
+    omega: float
+    keep: np.ndarray  # indices of the ratio rows given to the back end
+
+    def unscale(self, v: np.ndarray, nu_s: np.ndarray, lam_s: np.ndarray) -> tuple:
+        lam = np.zeros(self.rho.size)
+        lam[self.keep] = lam_s / (self.omega * self.rho[self.keep])
+        return self.s * v, nu_s / self.omega, lam
+
+    @property
+    def all_rows(self) -> bool:
+        return self.keep.size == self.rho.size
+
+
+def _scaled(spec: RatioLPSpec, eps: float, scale: bool | None = None, loosen: bool = True) -> _Scaled:
+    level = max(0.0, eps - spec.eps_min)  # PD-I: the profile of the slack ε − ε_X, not of ε
+    if scale is None:
+        scale = level >= min(SCALE_MIN_EPS, spec.scale_from)
+    ls = (
+        np.maximum(np.asarray(spec.log_profile(level), dtype=float), SCALE_FLOOR_LOG)
+        if scale
+        else np.zeros(spec.K)
+    )
+    s = np.exp(ls)
+    x = eps + spec.log_kappa
+    ell = 0.5 * (ls[spec.src] - x - ls[spec.dst])
+    rho = np.exp(0.5 * (ls[spec.src] + x + ls[spec.dst]))
+    q = spec.c * s
+    top = float(q.max(initial=0.0))
+    omega = 1.0 / top if top > 0 else 1.0
+    # rows v_src ≤ e^{−2ℓ} v_dst with a huge factor cannot bind at an O(1) point: left out (a relaxation; the
+    # exact repair restores them and the safe bound holds for the relaxation's multipliers)
+    keep = np.flatnonzero(-2.0 * ell <= LOOSE_ROW_LOG) if (scale and loosen) else np.arange(spec.P)
+    return _Scaled(s, q * omega, s, np.exp(ell[keep]), -np.exp(-ell[keep]), rho, omega, keep)
+
+
+def _stacked(spec: RatioLPSpec, sc: _Scaled, drop_nonneg: bool) -> tuple[sp.csc_matrix, np.ndarray, int, int]:
+    """``[A diag(s); balanced ratio rows; −I]`` in CSC, its right-hand side, #equalities, #inequalities."""
+    K, G = spec.K, spec.G
+    P = sc.keep.size
+    rows = [spec.group, G + np.arange(P), G + np.arange(P)]
+    cols = [np.arange(K), spec.src[sc.keep], spec.dst[sc.keep]]
+    vals = [sc.eq_data, sc.a_src, sc.a_dst]
+    n_ineq = P
+    if not drop_nonneg:
+        rows.append(G + P + np.arange(K))
+        cols.append(np.arange(K))
+        vals.append(-np.ones(K))
+        n_ineq += K
+    M = sp.csc_matrix(
+        (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(G + n_ineq, K)
+    )
+    M.sum_duplicates()
+    M.sort_indices()
+    rhs = np.concatenate([spec.b, np.zeros(n_ineq)])
+    return M, rhs, G, n_ineq
+
+
+def _drop(spec: RatioLPSpec, eps: float, sc: _Scaled | None = None) -> bool:
+    if sc is not None and not sc.all_rows:
+        return False
+    return eps >= IMPLIED_NONNEG_MIN_EPS and nonneg_implied(spec)
+
+
+# ------------------------------------------------------------------------------------------------ back ends
+class ClarabelBackend:
+    """Clarabel called directly on the stacked sparse matrices (no modelling-layer compile)."""
+
+    name = "CLARABEL"
+
+    def __init__(self, settings: dict | None = None) -> None:
+        self.settings = settings or {}
+
+    def available(self) -> bool:
+        try:
+            import clarabel  # noqa: F401
+        except ImportError:
+            return False
+        return True
+
+    def supports(self, spec: RatioLPSpec) -> bool:
+        return True
+
+    def solve(self, spec: RatioLPSpec, eps: float, *, time_limit: float) -> RawSolution:
+        import clarabel
+
+        t0 = time.perf_counter()
+        sc = _scaled(spec, eps)
+        M, rhs, E, n_ineq = _stacked(spec, sc, _drop(spec, eps, sc))
+        tol = 1e-10 if spec.K <= SMALL_LP_SIZE else 1e-8
+        opts = {
+            "tol_gap_abs": tol,
+            "tol_gap_rel": tol,
+            "tol_feas": tol,
+            "tol_ktratio": 1e-6 if tol > 1e-9 else 1e-8,
+            "max_iter": 400,
+            "direct_solve_method": "qdldl",  # "auto" picks faer here, 3–4× slower on these LPs
+            "presolve_enable": False,
+            "verbose": False,
+            "time_limit": float(time_limit),
+            **self.settings,
+        }
+        settings = clarabel.DefaultSettings()
+        for key, value in opts.items():
+            setattr(settings, key, value)
+        cones = [clarabel.ZeroConeT(E), clarabel.NonnegativeConeT(n_ineq)]
+        try:
+            sol = clarabel.DefaultSolver(
+                sp.csc_matrix((spec.K, spec.K)), sc.q, M, rhs, cones, settings
+            ).solve()
+        except Exception as exc:  # noqa: BLE001 - a crash of the back end is an attempt that failed
+            raise BackendError(f"{type(exc).__name__}: {exc}") from exc
+        status = str(sol.status)
+        x = np.asarray(sol.x, dtype=float)
+        y = np.asarray(sol.z, dtype=float)
+        if x.size != spec.K or not np.all(np.isfinite(x)):
+            raise BackendError(f"{status}: no finite point")
+        z, nu, lam = sc.unscale(x, y[:E], y[E : E + sc.keep.size])
+        return RawSolution(z, nu, lam, status, int(sol.iterations), time.perf_counter() - t0)
+
+
+class ScsBackend:
+    """SCS (operator splitting) called directly on the same stacked matrices."""
+
+    name = "SCS"
+
+    def available(self) -> bool:
+        try:
+            import scs  # noqa: F401
+        except ImportError:
+            return False
+        return True
+
+    def supports(self, spec: RatioLPSpec) -> bool:
+        return True
+
+    def solve(self, spec: RatioLPSpec, eps: float, *, time_limit: float) -> RawSolution:
+        import scs
+
+        t0 = time.perf_counter()
+        sc = _scaled(spec, eps)
+        M, rhs, E, n_ineq = _stacked(spec, sc, _drop(spec, eps, sc))
+        try:
+            solver = scs.SCS(
+                {"A": M, "b": rhs, "c": sc.q},
+                {"z": E, "l": n_ineq},
+                eps_abs=1e-10,
+                eps_rel=1e-10,
+                max_iters=SCS_MAX_ITERS,
+                time_limit_secs=float(min(time_limit, SCS_TIME_LIMIT)),
+                verbose=False,
+            )
+            out = solver.solve()
+        except Exception as exc:  # noqa: BLE001
+            raise BackendError(f"{type(exc).__name__}: {exc}") from exc
+        x, y = np.asarray(out["x"], dtype=float), np.asarray(out["y"], dtype=float)
+        if not np.all(np.isfinite(x)):
+            raise BackendError(f"{out['info']['status']}: no finite point")
+        z, nu, lam = sc.unscale(x, y[:E], y[E : E + sc.keep.size])
+        return RawSolution(
+            z, nu, lam, str(out["info"]["status"]), int(out["info"]["iter"]), time.perf_counter() - t0
+        )
+
+
+class HighsBackend:
+    """HiGHS through :func:`scipy.optimize.linprog` (a simplex method: exact vertices, independent code)."""
+
+    name = "HIGHS"
+
+    def available(self) -> bool:
+        return True  # HiGHS ships inside SciPy
+
+    def supports(self, spec: RatioLPSpec) -> bool:
+        return True
+
+    def solve(self, spec: RatioLPSpec, eps: float, *, time_limit: float) -> RawSolution:
+        from scipy.optimize import linprog
+
+        t0 = time.perf_counter()
+        # HiGHS drops matrix entries below 1e-9 and scales the model itself: no E_d column scaling here
+        sc = _scaled(spec, eps, scale=False)
+        K, P = spec.K, sc.keep.size
+        rows = np.arange(P)
+        src, dst = spec.src[sc.keep], spec.dst[sc.keep]
+        G = sp.csr_matrix(
+            (
+                np.concatenate([sc.a_src, sc.a_dst]),
+                (np.concatenate([rows, rows]), np.concatenate([src, dst])),
+            ),
+            shape=(P, K),
+        )
+        A = sp.csr_matrix((sc.eq_data, (spec.group, np.arange(K))), shape=(spec.G, K))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                res = linprog(
+                    sc.q,
+                    A_ub=G,
+                    b_ub=np.zeros(P),
+                    A_eq=A,
+                    b_eq=spec.b,
+                    bounds=(0, None),
+                    method="highs",
+                    options={
+                        "time_limit": float(time_limit),
+                        "primal_feasibility_tolerance": 1e-10,
+                        "dual_feasibility_tolerance": 1e-10,
+                        "presolve": True,
+                    },
+                )
+            except Exception as exc:  # noqa: BLE001
+                raise BackendError(f"{type(exc).__name__}: {exc}") from exc
+        if res.x is None:
+            raise BackendError(f"status {res.status}: {res.message}")
+        nu_s = -np.asarray(res.eqlin.marginals, dtype=float)
+        lam_s = -np.asarray(res.ineqlin.marginals, dtype=float)
+        z, nu, lam = sc.unscale(np.asarray(res.x, dtype=float), nu_s, lam_s)
+        status = "optimal" if res.status == 0 else f"status {res.status}: {res.message}"
+        return RawSolution(z, nu, lam, status, int(getattr(res, "nit", 0) or 0), time.perf_counter() - t0)
+
+
+class CvxpyBackend:
+    """The LP as a DPP CVXPY problem in the scaled variables, compiled once per spec; Clarabel by default."""
+
+    name = "CVXPY"
+
+    def __init__(self, solver: str = "CLARABEL") -> None:
+        self.solver = solver
+
+    def available(self) -> bool:
+        try:
+            import cvxpy as cp
+        except ImportError:
+            return False
+        return self.solver in cp.installed_solvers()
+
+    def supports(self, spec: RatioLPSpec) -> bool:
+        return True
+
+    def _plain(self, spec: RatioLPSpec):  # noqa: ANN202
+        """``S₁z − r·(diag(κ)S₂z) ≤ 0`` with one scalar Parameter r: the fastest DPP compile."""
+        import cvxpy as cp
+
+        if "cvxpy_plain" not in spec.cache:
+            z = cp.Variable(spec.K, name="z")
+            r = cp.Parameter(nonneg=True, name="exp_eps")
+            S1, S2 = spec.S()
+            S2k = (sp.diags(spec.kappa) @ S2).tocsr()
+            ratio = S1 @ z - r * (S2k @ z) <= 0
+            eq = spec.A @ z == spec.b
+            problem = cp.Problem(cp.Minimize(spec.c @ z), [eq, ratio, z >= 0])
+            spec.cache["cvxpy_plain"] = (problem, z, r, eq, ratio)
+        return spec.cache["cvxpy_plain"]
+
+    def _scaled_problem(self, spec: RatioLPSpec):  # noqa: ANN202
+        """The LP in v = z/s with Parameters for every ε-dependent coefficient (used for large ε)."""
+        import cvxpy as cp
+
+        if "cvxpy_scaled" not in spec.cache:
+            K, P = spec.K, spec.P
+            v = cp.Variable(K, name="v")
+            q = cp.Parameter(K, name="objective")
+            s = cp.Parameter(K, nonneg=True, name="column_scale")
+            a1 = cp.Parameter(P, nonneg=True, name="ratio_src")
+            a2 = cp.Parameter(P, nonneg=True, name="ratio_dst")
+            S1, S2 = spec.S()
+            ratio = cp.multiply(a1, S1 @ v) - cp.multiply(a2, S2 @ v) <= 0
+            eq = spec.A @ cp.multiply(s, v) == spec.b
+            problem = cp.Problem(cp.Minimize(q @ v), [eq, ratio, v >= 0])
+            spec.cache["cvxpy_scaled"] = (problem, v, q, s, a1, a2, eq, ratio)
+        return spec.cache["cvxpy_scaled"]
+
+    def solve(self, spec: RatioLPSpec, eps: float, *, time_limit: float) -> RawSolution:
+        import cvxpy as cp
+
+        t0 = time.perf_counter()
+        sc = _scaled(spec, eps, loosen=False)
+        scaled = not np.all(sc.s == 1.0)
+        if scaled:
+            problem, v, q, s, a1, a2, eq, ratio = self._scaled_problem(spec)
+            q.value, s.value, a1.value, a2.value = sc.q, sc.s, sc.a_src, -sc.a_dst
+        else:
+            problem, v, r, eq, ratio = self._plain(spec)
+            r.value = math.exp(eps)
+        opts: dict = {}
+        if self.solver == "CLARABEL":
+            opts = {
+                "tol_gap_abs": 1e-10,
+                "tol_gap_rel": 1e-10,
+                "tol_feas": 1e-10,
+                "time_limit": float(time_limit),
+            }
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                problem.solve(solver=self.solver, **opts)
+        except (cp.error.SolverError, ArithmeticError, ValueError) as exc:
+            raise BackendError(f"{type(exc).__name__}: {exc}".splitlines()[0][:200]) from exc
+        if v.value is None or eq.dual_value is None or ratio.dual_value is None:
+            raise BackendError(f"{problem.status}: no point")
+        x = np.asarray(v.value, dtype=float)
+        nu = np.atleast_1d(np.asarray(eq.dual_value, dtype=float))
+        lam = np.asarray(ratio.dual_value, dtype=float)
+        if scaled:
+            z, nu, lam = sc.unscale(x, nu, lam)
+        else:
+            z = x
+        st = problem.solver_stats
+        iters = None if st is None or st.num_iters is None else int(st.num_iters)
+        return RawSolution(z, nu, lam, str(problem.status), iters, time.perf_counter() - t0)
+
+
+class StructuredBackend:
+    """The dense block-angular interior-point method (row-normalised dense LPs only)."""
+
+    name = "STRUCTURED"
+
+    def available(self) -> bool:
+        return True
+
+    def supports(self, spec: RatioLPSpec) -> bool:
+        return spec.dense is not None
+
+    def solve(self, spec: RatioLPSpec, eps: float, *, time_limit: float) -> RawSolution:
+        from ..errors import ProblemTooLargeError, SolverFailedError
+        from ..ipm.structured import solve_ratio_lp_structured
+
+        lay = spec.dense
+        if lay is None:
+            raise BackendError("only dense row-normalised LPs are supported")
+        t0 = time.perf_counter()
+        try:
+            z, nu, lam, _s, iters, _secs = solve_ratio_lp_structured(
+                spec.c.reshape(lay.N, lay.N),
+                spec.b,
+                lay.pi,
+                lay.pj,
+                lay.kappa,
+                eps,
+                program=spec.program,
+                time_limit=time_limit,
+            )
+        except (SolverFailedError, ProblemTooLargeError, np.linalg.LinAlgError) as exc:
+            raise BackendError(str(exc)) from exc
+        return RawSolution(z, nu, lam, "converged", iters, time.perf_counter() - t0)
+
+
+class BlockBackend:
+    """The block interior-point method of the joint-type LPs (dense Cholesky per y-type block)."""
+
+    name = "BLOCK"
+
+    def available(self) -> bool:
+        return True
+
+    def supports(self, spec: RatioLPSpec) -> bool:
+        return spec.dense is None
+
+    def solve(self, spec: RatioLPSpec, eps: float, *, time_limit: float) -> RawSolution:
+        from ..errors import ProblemTooLargeError, SolverFailedError
+        from ..ipm.block import solve_block_lp
+
+        t0 = time.perf_counter()
+        try:
+            u, nu, lam, _s, iters, _secs = solve_block_lp(
+                spec.c,
+                spec.A,
+                spec.b,
+                spec.src,
+                spec.dst,
+                spec.kappa,
+                math.exp(eps),
+                program=spec.program,
+                bounded=not _drop(spec, eps),
+                time_limit=time_limit,
+            )
+        except (SolverFailedError, ProblemTooLargeError, np.linalg.LinAlgError, FloatingPointError) as exc:
+            raise BackendError(str(exc)) from exc
+        return RawSolution(u, nu, lam, "converged", iters, time.perf_counter() - t0)
+
+
+BACKENDS: dict[str, type] = {
+    "CLARABEL": ClarabelBackend,
+    "HIGHS": HighsBackend,
+    "SCS": ScsBackend,
+    "CVXPY": CvxpyBackend,
+    "STRUCTURED": StructuredBackend,
+    "BLOCK": BlockBackend,
+}
+#: Other spellings accepted for ``solver=``.
+ALIASES = {
+    "CLARABEL-DIRECT": "CLARABEL",
+    "STRUCTURED-IPM": "STRUCTURED",
+    "BLOCK-IPM": "BLOCK",
+    "CVXPY-CLARABEL": "CVXPY",
+}
+#: ``method="auto"`` of the dense LPs uses the structured method from this many databases on.
+STRUCTURED_MIN_N = 128
+
+
+def backend(name: str) -> Backend:
+    """The back end called ``name`` (case-insensitive); :class:`InvalidInputError` for an unknown name."""
+    key = str(name).strip().upper()
+    key = ALIASES.get(key, key)
+    if key not in BACKENDS:
+        raise InvalidInputError(
+            f"unknown solver {name!r}; valid solvers are {', '.join(n.lower() for n in BACKENDS)}"
+        )
+    return BACKENDS[key]()
+
+
+def default_order(spec: RatioLPSpec, prefer: str | None = None) -> list[str]:
+    """The chain tried when no solver is named: a structure-exploiting method first where it pays, then
+    Clarabel, HiGHS and SCS."""
+    order = ["CLARABEL", "HIGHS", "SCS"]
+    if prefer is not None:
+        return [prefer] + [o for o in order if o != prefer]
+    if spec.dense is not None and spec.dense.N >= STRUCTURED_MIN_N:
+        return ["STRUCTURED", *order]
+    return order
+
+
+def resolve_order(spec: RatioLPSpec, solver: str | None, prefer: str | None = None) -> list[Backend]:
+    """The back ends to try: the named ``solver`` first (validated), then the rest of the default chain."""
+    names = default_order(spec, prefer)
+    if solver is not None:
+        named = backend(solver)
+        if not named.supports(spec):
+            raise InvalidInputError(
+                f"solver {solver!r} does not apply to this LP ({spec.program}): "
+                + (
+                    "it needs a dense row-normalised LP"
+                    if named.name == "STRUCTURED"
+                    else "it needs a reduced LP"
+                )
+            )
+        if not named.available():
+            raise InvalidInputError(f"solver {solver!r} is not installed")
+        first = named.name
+        names = [first] + [n for n in names if n != first]
+    out = []
+    for n in names:
+        b = backend(n)
+        if b.available() and b.supports(spec):
+            out.append(b)
+    if not out:
+        raise InvalidInputError(f"solver {solver!r} cannot solve this LP and no fallback is installed")
+    return out

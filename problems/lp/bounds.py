@@ -1,0 +1,307 @@
+r"""Bounds on the optimum of a :class:`~problems.lp.spec.RatioLPSpec` that floating-point rounding cannot falsify.
+
+**Upper bound: an exactly feasible point** (:func:`repair`, :func:`verify`, :func:`upper_bound`).
+A solver's z violates the ratio rows by round-off.  The reference point z⁰ (E_d at a level below ε, strictly
+feasible) has slack :math:`w_p = \rho_p z^0_{d_p} - z^0_{s_p} > 0` in every row; the mixture
+:math:`(1-t)z + t z^0` satisfies row p as soon as :math:`t \ge v_p/(v_p + w_p)`, :math:`v_p` the violation.
+The mixture is then normalised and *verified*: with the row sums :math:`s_k` bracketed by their summation
+error, the exact normalisation :math:`z'' = z\,b_{g}/s_{g}` satisfies
+:math:`z''_{s_p} \le e^\epsilon\kappa_p z''_{d_p}` when the float test below passes with margins for every
+rounding (the product :math:`e^\epsilon\kappa_p`, the sums, the stored ln κ up to
+:data:`~problems.lp.spec.LOG_KAPPA_ERROR`).  The objective of z'' is bounded above with the summation error.
+
+**Lower bound: a safe dual bound** (:func:`lower_bound`, after Neumaier & Shcherbina, Math. Prog. 99, 2004).
+For any λ ≥ 0 and any ν, every feasible z has
+:math:`c^\top z \ge -b^\top\nu + \sum_j \min(0, d_j)\, u_j` with
+:math:`d = c + G^\top\lambda + A^\top\nu` and any :math:`u_j \ge z_j`.  On the optimal face
+:math:`c^\top z \le U` (U any upper bound), so with :math:`c \ge 0` one may take
+:math:`u_j = \min(b_{g(j)}, U/c_j)`: entries that cost something are small at the optimum.  That keeps the
+bound accurate to the relative precision of the *value* even when the value is 1e-20.  d is evaluated in
+floating point and decreased by a bound on its rounding error (γ_k Σ|terms|); the final sums likewise.
+No accuracy of the multipliers is assumed: poor multipliers give a weak bound, never a wrong one.
+
+:func:`certify` combines both; the answer is certified when
+``upper − lower ≤`` :data:`RELATIVE_GAP` ``· upper``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .spec import RatioLPSpec
+
+__all__ = [
+    "RELATIVE_GAP",
+    "Bounds",
+    "LPCertificate",
+    "repair",
+    "verify",
+    "upper_bound",
+    "lower_bound",
+    "certify",
+    "certified",
+]
+
+#: Certified ⇔ upper − lower ≤ RELATIVE_GAP · upper.
+RELATIVE_GAP = 1e-6
+_U = 2.0**-53
+
+
+def _gamma(k):  # noqa: ANN001, ANN202 - int or array
+    """A generous bound (2(k+2)u) on the relative error of a k-term float sum or product chain."""
+    return 2.0 * (np.asarray(k, dtype=float) + 2.0) * _U
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """``lower ≤ optimum ≤ upper``, valid despite rounding (``inf`` where nothing could be proved)."""
+
+    lower: float
+    upper: float
+
+    @property
+    def gap(self) -> float:
+        return self.upper - self.lower
+
+    def contains(self, value: float) -> bool:
+        return self.lower <= value <= self.upper
+
+    def to_dict(self) -> dict:
+        return {
+            "lower": _finite(self.lower),
+            "upper": _finite(self.upper),
+        }
+
+
+def _finite(x: float) -> float | None:
+    return float(x) if math.isfinite(x) else None
+
+
+def certified(lower: float, upper: float, rtol: float = RELATIVE_GAP) -> bool:
+    """True when the bounds agree to ``rtol`` relative (``upper`` finite; exact 0 = 0 is certified)."""
+    if not (math.isfinite(upper) and math.isfinite(lower)):
+        return False
+    gap = (upper - lower) * (1.0 + 4 * _U)
+    return gap <= rtol * abs(upper)
+
+
+def _group_sums(spec: RatioLPSpec, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    sums = np.bincount(spec.group, weights=z, minlength=spec.G)
+    counts = spec.cache.get("group_counts")
+    if counts is None:
+        counts = spec.cache["group_counts"] = np.bincount(spec.group, minlength=spec.G)
+    return sums, counts
+
+
+def _rk(spec: RatioLPSpec, eps: float) -> tuple[np.ndarray, np.ndarray]:
+    """fl(e^ε κ_p) and a bound on its relative error (ε + ln κ rounding, exp, stored ln κ)."""
+    x = eps + spec.log_kappa
+    rk = np.exp(x)
+    rel = (2.0 * np.abs(x) + 6.0) * _U + 1.01 * spec.log_kappa_error
+    return rk, rel
+
+
+def verify(spec: RatioLPSpec, z: np.ndarray, eps: float) -> bool:
+    """True if the exact normalisation z·b_g/s_g of the float vector z is feasible at ε (rigorous test)."""
+    if z.shape != (spec.K,) or not np.all(np.isfinite(z)) or np.any(z < 0):
+        return False
+    sums, counts = _group_sums(spec, z)
+    g = _gamma(counts)
+    s_lo, s_hi = sums * (1 - g), sums * (1 + g)
+    if np.any(s_lo <= 0):
+        return False
+    rk, rel = _rk(spec, eps)
+    gs, gd = spec.group[spec.src], spec.group[spec.dst]
+    lhs = z[spec.src] * (spec.b[gs] / s_lo[gs]) * (1 + 8 * _U)
+    rhs = rk * (1 - rel) * z[spec.dst] * (spec.b[gd] / s_hi[gd]) * (1 - 8 * _U)
+    return bool(np.all(lhs <= rhs))
+
+
+def upper_bound(spec: RatioLPSpec, z: np.ndarray) -> float:
+    """An upper bound on c'z'' for the exact normalisation z'' of z (call after :func:`verify`)."""
+    sums, counts = _group_sums(spec, z)
+    s_lo = sums * (1 - _gamma(counts))
+    per_group = np.bincount(spec.group, weights=spec.c * z, minlength=spec.G)
+    total = float(np.sum(per_group * (spec.b / s_lo)))
+    return total * (1 + float(_gamma(int(counts.max()) + spec.G + 8))) if total > 0 else 0.0
+
+
+def repair(spec: RatioLPSpec, z: np.ndarray | None, eps: float) -> tuple[np.ndarray | None, float]:
+    """An exactly feasible point near ``z`` (mixed with the reference point), and the mixing weight t.
+
+    Returns ``(None, nan)`` when neither a mixture nor the reference point passes :func:`verify` (for
+    example at ε = ε_X, where the feasible set has no interior).
+    """
+    z0 = spec.reference(eps)
+    if z is None or np.asarray(z).shape != (spec.K,):
+        z = z0.copy()
+    z = np.clip(np.nan_to_num(np.asarray(z, dtype=float), nan=0.0, posinf=0.0, neginf=0.0), 0.0, None)
+    sums, counts = _group_sums(spec, z)
+    empty = ~(sums > 0)
+    if empty.any():
+        take = empty[spec.group]
+        z[take] = z0[take]
+        sums, counts = _group_sums(spec, z)
+    z = z * (spec.b / sums)[spec.group]
+    rk, rel = _rk(spec, eps)
+    eta = 4.0 * (float(rel.max(initial=0.0)) + float(_gamma(int(counts.max())))) + 1e-14
+    rho = rk * (1 - eta)
+    z = _raise_small_sides(spec, z, rho)
+    v = z[spec.src] - rho * z[spec.dst]
+    w = rho * z0[spec.dst] - z0[spec.src]
+    viol = v > 0
+    t = 0.0
+    if viol.any():
+        if np.all(w[viol] > 0):
+            t = float(np.max(v[viol] / (v[viol] + w[viol])))
+            t = min(1.0, t * (1 + 1e-9) + 1e-300)
+        else:
+            t = 1.0
+    for _ in range(60):
+        zt = z if t == 0.0 else (1.0 - t) * z + t * z0
+        s, _ = _group_sums(spec, zt)
+        zt = zt * (spec.b / s)[spec.group]
+        if verify(spec, zt, eps):
+            return zt, t
+        if t >= 1.0:
+            break
+        t = min(1.0, max(2.0 * t, 1e-16))
+    return None, math.nan
+
+
+def _raise_small_sides(spec: RatioLPSpec, z: np.ndarray, rho: np.ndarray, sweeps: int = 60) -> np.ndarray:
+    """Local repair before mixing: raise z[d_p] to z[s_p]/ρ_p on violated rows (propagated), renormalise.
+
+    A solver's violations are absolute (~1e-10) while the entries span many orders of magnitude; raising the
+    small side fixes a violation at a cost proportional to it, where a global mixture would pay for the
+    worst relative violation everywhere.  Whatever remains is left to the mixture.
+    """
+    z = z.copy()
+    for _ in range(sweeps):
+        need = z[spec.src] / rho
+        bad = need > z[spec.dst] * (1 + 1e-15)
+        if not bad.any():
+            break
+        np.maximum.at(z, spec.dst[bad], need[bad] * (1 + 1e-15))
+    sums = np.bincount(spec.group, weights=z, minlength=spec.G)
+    return z * (spec.b / sums)[spec.group]
+
+
+def lower_bound(
+    spec: RatioLPSpec, eps: float, nu: np.ndarray | None, lam: np.ndarray | None, upper: float = math.inf
+) -> tuple[float, np.ndarray]:
+    """A rigorous lower bound on the optimum from any multipliers (ν free, λ clipped to ≥ 0).
+
+    Returns ``(lower, d)`` with ``d = c + Gᵀλ⁺ + Aᵀν`` (the reduced costs, i.e. the multipliers of z ≥ 0).
+    """
+    K = spec.K
+    if nu is None or lam is None or np.shape(nu) != (spec.G,) or np.shape(lam) != (spec.P,):
+        return 0.0, spec.c.copy()
+    lam = np.clip(np.nan_to_num(np.asarray(lam, dtype=float), nan=0.0, posinf=0.0, neginf=0.0), 0.0, None)
+    nu = np.nan_to_num(np.asarray(nu, dtype=float), nan=0.0, posinf=0.0, neginf=0.0)
+    rk, rel = _rk(spec, eps)
+    lam = _push_deficits(spec, rk, nu, lam)
+    rkl = rk * lam
+    if not np.all(np.isfinite(rkl)):
+        return 0.0, spec.c.copy()
+    plus = np.bincount(spec.src, weights=lam, minlength=K)
+    minus = np.bincount(spec.dst, weights=rkl, minlength=K)
+    nug = nu[spec.group]
+    d = spec.c + plus - minus + nug
+    terms = spec.cache.get("terms_per_column")
+    if terms is None:
+        terms = spec.cache["terms_per_column"] = (
+            np.bincount(spec.src, minlength=K) + np.bincount(spec.dst, minlength=K) + 3
+        )
+    absd = spec.c + plus + minus + np.abs(nug)
+    err = (_gamma(terms) * absd + float(rel.max(initial=0.0)) * 1.01 * minus) * (1 + 1e-6)
+    dlow = np.minimum(d - err, 0.0)
+    ub = spec.upper.copy()
+    if math.isfinite(upper) and upper >= 0:
+        pos = spec.c > 0
+        ub[pos] = np.minimum(ub[pos], upper / spec.c[pos] * (1 + 8 * _U))
+    S = float(np.sum(dlow * ub)) * (1 + float(_gamma(K + 4)))
+    bnu = float(spec.b @ nu)
+    err_bnu = float(_gamma(spec.G + 4)) * float(np.abs(spec.b) @ np.abs(nu))
+    L = -bnu - err_bnu + S
+    L -= 8 * _U * (abs(bnu) + err_bnu + abs(S))
+    if not math.isfinite(L):
+        L = 0.0
+    return max(L, 0.0), d
+
+
+def _reduced_costs(spec: RatioLPSpec, rk: np.ndarray, nu: np.ndarray, lam: np.ndarray) -> np.ndarray:
+    K = spec.K
+    return (
+        spec.c
+        + np.bincount(spec.src, weights=lam, minlength=K)
+        - np.bincount(spec.dst, weights=rk * lam, minlength=K)
+        + nu[spec.group]
+    )
+
+
+def _push_deficits(
+    spec: RatioLPSpec, rk: np.ndarray, nu: np.ndarray, lam: np.ndarray, sweeps: int = 8
+) -> np.ndarray:
+    """Multipliers with smaller dual infeasibility: a deficit d_j < 0 is moved up the rows that end at j.
+
+    Lowering λ_p by δ/(e^ε κ_p) on a row p with d_p = j raises d_j by δ and lowers d at the row's source by
+    δ/(e^ε κ_p).  At large ε the deficits of a solver's multipliers sit on the tiny entries (where a relative
+    error of the multipliers is below every solver tolerance), and each push shrinks them by e^{−ε}; the
+    result is still λ ≥ 0, so the bound stays valid for any outcome.
+    """
+    lam = lam.copy()
+    K = spec.K
+    for _ in range(sweeps):
+        d = _reduced_costs(spec, rk, nu, lam)
+        deficit = np.maximum(-d, 0.0)
+        if not np.any(deficit > 0):
+            break
+        avail = np.bincount(spec.dst, weights=rk * lam, minlength=K)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            frac = np.where(avail > 0, np.minimum(1.0, deficit / avail), 0.0)
+        if not np.any(frac > 0):
+            break
+        lam *= 1.0 - frac[spec.dst]
+    return lam
+
+
+@dataclass(frozen=True)
+class LPCertificate:
+    """What the toolkit proved about one point of a ratio LP.
+
+    ``z`` is the exactly feasible point (or ``None``), ``mix`` the weight of the reference point in it,
+    ``bounds`` the rigorous enclosure, ``reduced_costs`` d = c + Gᵀλ⁺ + Aᵀν.
+    """
+
+    z: np.ndarray | None
+    mix: float
+    bounds: Bounds
+    reduced_costs: np.ndarray
+    certified: bool
+
+
+def certify(
+    spec: RatioLPSpec,
+    eps: float,
+    z: np.ndarray | None,
+    nu: np.ndarray | None,
+    lam: np.ndarray | None,
+    *,
+    known_lower: float = 0.0,
+    rtol: float = RELATIVE_GAP,
+) -> LPCertificate:
+    """Repair ``z`` to an exactly feasible point, bound the optimum from both sides, decide certification.
+
+    ``known_lower`` is a lower bound proved elsewhere (a closed form of paper 002); the larger one is kept.
+    """
+    zr, t = repair(spec, z, eps)
+    up = upper_bound(spec, zr) if zr is not None else math.inf
+    lo, d = lower_bound(spec, eps, nu, lam, up)
+    lo = max(lo, float(known_lower))
+    if lo > up:  # cannot happen for valid bounds; never report a contradiction as certified
+        raise AssertionError(f"{spec.program}: lower bound {lo!r} above upper bound {up!r} at ε = {eps!r}")
+    return LPCertificate(zr, t, Bounds(lo, up), d, certified(lo, up, rtol) and zr is not None)

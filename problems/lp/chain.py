@@ -1,0 +1,219 @@
+"""The chain runner: try back ends in order, certify each answer, keep the best proof, stop when certified.
+
+One acceptance policy for every ratio LP of the toolkit: an answer is accepted when the rigorous bounds of
+:func:`problems.lp.bounds.certify` agree to :data:`~problems.lp.bounds.RELATIVE_GAP`.  A back end that
+crashes, runs out of time or returns a poor point is recorded in ``attempts`` and the next one runs.  Bounds
+from different attempts combine (the best lower bound and the best exactly feasible point are both valid),
+so the final answer is never worse than its best attempt.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..certificate import Certificate
+from ..solver import SolverStats
+from .backends import DEFAULT_TIME_LIMIT, BackendError, resolve_order
+from .bounds import RELATIVE_GAP, Bounds, certified, certify, lower_bound
+from .spec import RatioLPSpec
+from .status import Status
+
+__all__ = ["LPSolution", "Attempt", "solve", "certificate_of"]
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One back end's try: what it said, how long it took, and the bounds its point and multipliers gave."""
+
+    backend: str
+    outcome: str
+    seconds: float
+    lower: float = 0.0
+    upper: float = math.inf
+    certified: bool = False
+
+    def as_pair(self) -> tuple[str, str]:
+        if math.isfinite(self.upper):
+            proof = f"bounds [{self.lower:.10g}, {self.upper:.10g}]" + (
+                " certified" if self.certified else ""
+            )
+            return self.backend, f"{self.outcome}; {proof}"
+        return self.backend, self.outcome
+
+
+@dataclass(frozen=True, eq=False)
+class LPSolution:
+    """The answer of the chain for one ε.
+
+    Attributes
+    ----------
+    z:
+        The exactly feasible point whose objective is the upper bound (its exact normalisation; see
+        :func:`problems.lp.bounds.verify`); when none could be proved (``bounds.upper = inf``), the back
+        end's point, normalised but unverified.
+    value:
+        c'z (floating point).
+    bounds:
+        Rigorous ``lower ≤ optimum ≤ upper``.
+    status:
+        :class:`~problems.lp.status.Status` (``optimal`` only when certified).
+    nu, lam, reduced_costs:
+        The multipliers that gave the lower bound (ν per group, λ ≥ 0 per ratio row, d = c + Gᵀλ + Aᵀν).
+    certificate:
+        Residuals and bounds in the toolkit's :class:`~problems.certificate.Certificate`.
+    stats:
+        Back end used, time, iterations and every attempt.
+    mix:
+        Weight of the reference point mixed into the back end's point by the exact repair.
+    """
+
+    z: np.ndarray | None
+    value: float
+    bounds: Bounds
+    status: Status
+    nu: np.ndarray
+    lam: np.ndarray
+    reduced_costs: np.ndarray
+    certificate: Certificate
+    stats: SolverStats
+    eps: float
+    mix: float
+
+
+def certificate_of(
+    spec: RatioLPSpec,
+    eps: float,
+    z: np.ndarray | None,
+    nu: np.ndarray,
+    lam: np.ndarray,
+    d: np.ndarray,
+    bounds: Bounds,
+    basis: str = "lp-dual",
+) -> Certificate:
+    """The :class:`Certificate` of a point and multipliers: KKT residuals (max-norm) and the rigorous bounds."""
+    if z is None:
+        return Certificate(
+            math.inf,
+            math.inf,
+            math.inf,
+            math.inf,
+            math.nan,
+            math.nan,
+            lower_bound=bounds.lower,
+            upper_bound=bounds.upper,
+            basis=basis,
+        )
+    lam = np.clip(lam, 0.0, None)
+    r = math.exp(eps)
+    g = z[spec.src] - r * spec.kappa * z[spec.dst]
+    sums = np.bincount(spec.group, weights=z, minlength=spec.G)
+    s = np.clip(d, 0.0, None)
+    primal = max(float(np.max(np.abs(sums - spec.b), initial=0.0)), float(np.max(g, initial=0.0)))
+    dual = float(np.max(-np.minimum(d, 0.0), initial=0.0))
+    slack = max(float(np.max(np.abs(lam * g), initial=0.0)), float(np.max(np.abs(s * z), initial=0.0)))
+    pobj = float(spec.c @ z)
+    dobj = -float(spec.b @ nu)
+    return Certificate(
+        primal_residual=primal,
+        dual_residual=dual,
+        complementary_slackness=slack,
+        duality_gap=abs(pobj - dobj),
+        primal_objective=pobj,
+        dual_objective=dobj,
+        lower_bound=bounds.lower,
+        upper_bound=bounds.upper,
+        basis=basis,
+    )
+
+
+def solve(
+    spec: RatioLPSpec,
+    eps: float,
+    *,
+    solver: str | None = None,
+    prefer: str | None = None,
+    time_limit: float | None = None,
+    known_lower: float = 0.0,
+    rtol: float = RELATIVE_GAP,
+) -> LPSolution:
+    """Solve ``spec`` at ε through the chain of back ends and return the best certified answer.
+
+    ``solver`` names the back end tried first (an unknown name raises
+    :class:`~problems.errors.InvalidInputError` before anything runs); ``prefer`` is the program's own first
+    choice when no solver is named; ``time_limit`` bounds each attempt (default
+    :data:`~problems.lp.backends.DEFAULT_TIME_LIMIT` seconds); ``known_lower`` is a lower bound proved by a
+    closed form.
+    """
+    order = resolve_order(spec, solver, prefer)
+    interior = eps - spec.eps_min > 1e-9 * (1.0 + abs(eps))
+    if not interior:
+        # ε = ε_min: the feasible set has no interior, so no point can be proved feasible by the repair and
+        # fallbacks cannot help; one back end answers (status inaccurate, the lower bound still holds)
+        order = order[:1]
+    limit = DEFAULT_TIME_LIMIT if time_limit is None else float(time_limit)
+    attempts: list[Attempt] = []
+    best_z, best_up, best_mix, best_from = None, math.inf, math.nan, None
+    best_lo, best_duals = float(known_lower), None
+    raw_point = None
+    used_iters, used_time = None, 0.0
+    for be in order:
+        t0 = time.perf_counter()
+        try:
+            raw = be.solve(spec, eps, time_limit=limit)
+        except BackendError as exc:
+            attempts.append(Attempt(be.name, f"error: {exc}".splitlines()[0][:200], time.perf_counter() - t0))
+            continue
+        if raw_point is None:
+            raw_point = raw
+        cert = certify(spec, eps, raw.z, raw.nu, raw.lam, known_lower=known_lower, rtol=rtol)
+        attempts.append(
+            Attempt(be.name, raw.status, raw.seconds, cert.bounds.lower, cert.bounds.upper, cert.certified)
+        )
+        if cert.z is not None and cert.bounds.upper < best_up:
+            best_z, best_up, best_mix, best_from = cert.z, cert.bounds.upper, cert.mix, be.name
+            used_iters, used_time = raw.iterations, raw.seconds
+        if best_duals is None or cert.bounds.lower > best_lo:
+            best_lo = max(best_lo, cert.bounds.lower)
+            best_duals = (raw.nu, raw.lam)
+        if certified(best_lo, best_up, rtol):
+            break
+    answered = best_z is not None
+    if not answered:  # no verified point: the reference point may still prove an upper bound
+        ref = certify(spec, eps, None, None, None, known_lower=best_lo, rtol=rtol)
+        best_z, best_up, best_mix = ref.z, ref.bounds.upper, ref.mix
+        best_from = "reference"
+    shown = best_z
+    if shown is None:  # nothing proved feasible: show the back end's point, unverified (upper bound ∞)
+        src = raw_point.z if raw_point is not None else spec.reference(eps)
+        shown = np.clip(np.nan_to_num(np.asarray(src, dtype=float)), 0.0, None)
+        sums = np.bincount(spec.group, weights=shown, minlength=spec.G)
+        sums[sums <= 0] = 1.0
+        shown = shown * (spec.b / sums)[spec.group]
+        best_from = raw_point and order[0].name or "reference"
+    if best_duals is None:
+        best_duals = (np.zeros(spec.G), np.zeros(spec.P))
+    nu, lam = best_duals
+    # the lower bound recomputed with the final upper bound (the level set shrinks with it)
+    lo, d = lower_bound(spec, eps, nu, lam, best_up)
+    lo = max(lo, best_lo)
+    if lo > best_up:
+        lo = best_up  # equal up to the rounding margins of two different proofs
+    bounds = Bounds(lo, best_up)
+    ok = best_z is not None and certified(lo, best_up, rtol)
+    status = Status.OPTIMAL if ok else (Status.INACCURATE if answered else Status.FAILED)
+    value = spec.objective(shown)
+    lam_c = np.clip(np.nan_to_num(np.asarray(lam, dtype=float)), 0.0, None)
+    nu_c = np.nan_to_num(np.asarray(nu, dtype=float))
+    cert = certificate_of(spec, eps, shown, nu_c, lam_c, d, bounds)
+    stats = SolverStats(
+        solver=str(best_from),
+        solve_time=float(used_time),
+        compile_time=0.0,
+        iterations=used_iters,
+        attempts=tuple(a.as_pair() for a in attempts),
+    )
+    return LPSolution(shown, value, bounds, status, nu_c, lam_c, d, cert, stats, float(eps), best_mix)

@@ -1,0 +1,260 @@
+r"""One specification of the ratio linear program shared by every privacy–distortion LP.
+
+.. math::
+
+    \min_{z}\ c^\top z \quad\text{s.t.}\quad
+    z_{s_p} \le e^{\epsilon}\kappa_p\, z_{d_p}\ \ (p = 1..P),\qquad
+    \textstyle\sum_{j:\,g(j)=k} z_j = b_k\ \ (k = 1..G),\qquad z \ge 0,
+
+with :math:`c \ge 0`, :math:`b > 0` and every variable in exactly one normalisation group :math:`g(j)`
+(a product of scaled simplices).  So :math:`0 \le z_j \le b_{g(j)}` on the feasible set, which the safe
+bounds of :mod:`problems.lp.bounds` use.
+
+Two builders give every program of the toolkit:
+
+* :func:`dense_spec` — from a :class:`~problems.database.DatabaseSpace`: z is the N×N matrix flattened
+  (index ``x*N + y``), one ratio row per ordered neighbour pair and output (row ``p*N + y``);
+  PD-DP (κ = 1, rows sum to 1), PD-I in W = q/p_X (κ_p = p_X(x')/p_X(x), rows sum to 1) and R-PD (κ = 1,
+  one group of total mass 1);
+* :func:`reduced_spec` — from joint types or distances (:mod:`problems.orbit`), with the coefficients of
+  the orbit reduction.
+
+Each spec also carries ``log_profile(ε)``: the logarithm of the exponential mechanism E_d at level ε in the
+spec's variables.  It serves as the column scaling of the back ends for large ε and, at a level below ε, as
+the strictly feasible reference point of the exact repair (:func:`problems.lp.bounds.repair`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..errors import ShapeMismatchError
+
+__all__ = ["RatioLPSpec", "DenseLayout", "dense_spec", "reduced_spec", "LOG_KAPPA_ERROR"]
+
+#: Assumed bound on the absolute error of the stored ln κ_p (relative error of κ_p); the exact repair keeps
+#: this margin, so the returned point is feasible for the exact coefficients (docs/certificates.md).
+LOG_KAPPA_ERROR = 1e-12
+
+
+@dataclass(frozen=True)
+class DenseLayout:
+    """The dense structure (N×N matrix, pairs) that the structured interior-point method needs."""
+
+    N: int
+    pi: np.ndarray
+    pj: np.ndarray
+    kappa: np.ndarray  # (P_pairs,)
+
+
+@dataclass(eq=False)
+class RatioLPSpec:
+    """The ratio LP of the module docstring.
+
+    Attributes
+    ----------
+    c:
+        Objective, length K, non-negative.
+    group, b:
+        ``group[j]`` is the normalisation row of variable j; ``b[k] > 0`` its right-hand side.
+    src, dst, log_kappa:
+        Ratio rows ``z[src_p] ≤ e^ε exp(log_kappa_p) z[dst_p]``.
+    program:
+        Name for messages (``"pd-dp"``, …).
+    log_profile:
+        ``ε ↦ ln z`` of the exponential mechanism at ε in these variables (length K).
+    eps_min:
+        The LP has a strictly feasible point for ε > eps_min (ε_X for PD-I, 0 otherwise).
+    dense:
+        The dense layout, for the structured interior-point method (``None`` for reduced LPs).
+    log_kappa_error:
+        Bound on the absolute error of ``log_kappa`` (see :data:`LOG_KAPPA_ERROR`).
+    scale_from:
+        From this ε on, the sparse back ends solve the LP scaled by ``log_profile`` (see
+        :mod:`problems.lp.backends`).
+    """
+
+    c: np.ndarray
+    group: np.ndarray
+    b: np.ndarray
+    src: np.ndarray
+    dst: np.ndarray
+    log_kappa: np.ndarray
+    program: str
+    log_profile: Callable[[float], np.ndarray]
+    eps_min: float = 0.0
+    dense: DenseLayout | None = None
+    log_kappa_error: float = LOG_KAPPA_ERROR
+    scale_from: float = 6.0
+    cache: dict = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        self.c = np.ascontiguousarray(self.c, dtype=float)
+        self.group = np.ascontiguousarray(self.group, dtype=np.int64)
+        self.b = np.ascontiguousarray(self.b, dtype=float)
+        self.src = np.ascontiguousarray(self.src, dtype=np.int64)
+        self.dst = np.ascontiguousarray(self.dst, dtype=np.int64)
+        self.log_kappa = np.ascontiguousarray(self.log_kappa, dtype=float)
+        K = self.c.size
+        if self.group.shape != (K,):
+            raise ShapeMismatchError(f"group must have one entry per variable ({K}), got {self.group.shape}")
+        if self.src.shape != self.dst.shape or self.src.shape != self.log_kappa.shape:
+            raise ShapeMismatchError("src, dst and log_kappa must have the same length")
+        if np.any(self.c < 0) or not np.all(np.isfinite(self.c)):
+            raise ValueError("the ratio LP needs a finite objective c ≥ 0")
+        if np.any(self.b <= 0):
+            raise ValueError("the ratio LP needs normalisation masses b > 0")
+
+    # ------------------------------------------------------------------ sizes and matrices
+    @property
+    def K(self) -> int:
+        return self.c.size
+
+    @property
+    def G(self) -> int:
+        return self.b.size
+
+    @property
+    def P(self) -> int:
+        return self.src.size
+
+    @property
+    def kappa(self) -> np.ndarray:
+        if "kappa" not in self.cache:
+            self.cache["kappa"] = np.exp(self.log_kappa)
+        return self.cache["kappa"]
+
+    @property
+    def A(self) -> sp.csr_matrix:
+        """The normalisation rows (G × K, 0/1)."""
+        if "A" not in self.cache:
+            self.cache["A"] = sp.csr_matrix(
+                (np.ones(self.K), (self.group, np.arange(self.K))), shape=(self.G, self.K)
+            )
+        return self.cache["A"]
+
+    @property
+    def upper(self) -> np.ndarray:
+        """z_j ≤ b_{g(j)} on the feasible set (z ≥ 0 and the group sums)."""
+        return self.b[self.group]
+
+    def S(self) -> tuple[sp.csr_matrix, sp.csr_matrix]:
+        """Selection matrices (P × K) of the two sides of the ratio rows."""
+        if "S" not in self.cache:
+            rows = np.arange(self.P)
+            one = np.ones(self.P)
+            self.cache["S"] = (
+                sp.csr_matrix((one, (rows, self.src)), shape=(self.P, self.K)),
+                sp.csr_matrix((one, (rows, self.dst)), shape=(self.P, self.K)),
+            )
+        return self.cache["S"]
+
+    def ratio_matrix(self, eps: float) -> sp.csr_matrix:
+        """G(ε) = S₁ − e^ε diag(κ) S₂ (P × K)."""
+        S1, S2 = self.S()
+        return (S1 - sp.diags(math.exp(eps) * self.kappa) @ S2).tocsr()
+
+    def objective(self, z: np.ndarray) -> float:
+        return float(self.c @ z)
+
+    def reference(self, eps: float) -> np.ndarray:
+        """A point meant to be strictly feasible at ε > eps_min: E_d at a level below ε − eps_min, normalised."""
+        slack = eps - self.eps_min
+        level = max(0.0, eps - self.eps_min - min(1.0, 0.5 * slack))
+        z0 = np.exp(np.maximum(self.log_profile(level), -700.0))
+        sums = np.bincount(self.group, weights=z0, minlength=self.G)
+        return z0 * (self.b / sums)[self.group]
+
+
+def _hamming_log_profile(space, joint: bool) -> Callable[[float], np.ndarray]:  # noqa: ANN001
+    d = space.hamming_matrix().ravel().astype(float)
+    n, m, N = space.n, space.m, space.size
+
+    def log_profile(eps: float) -> np.ndarray:
+        out = -eps * d - n * math.log1p((m - 1) * math.exp(-eps))
+        return out - math.log(N) if joint else out
+
+    return log_profile
+
+
+def dense_spec(
+    space,  # noqa: ANN001 - DatabaseSpace (import cycle avoided)
+    cost: np.ndarray,
+    *,
+    program: str,
+    row_mass: np.ndarray | None,
+    pair_log_kappa: np.ndarray | None = None,
+    eps_min: float = 0.0,
+) -> RatioLPSpec:
+    """The dense ratio LP on ``space``: z = Z.ravel() (``x*N + y``), ratio row ``p*N + y``.
+
+    ``row_mass`` gives the row sums (``None``: a single total-mass-one constraint, as R-PD);
+    ``pair_log_kappa`` the per-pair ln κ (default 0).
+    """
+    space.require_dense()
+    N = space.size
+    cost = np.asarray(cost, dtype=float)
+    if cost.shape != (N, N):
+        raise ShapeMismatchError(f"cost matrix must be {N}×{N} for {space}, got {cost.shape}")
+    pi, pj = space.neighbour_pairs
+    P = pi.size
+    lk_pairs = np.zeros(P) if pair_log_kappa is None else np.asarray(pair_log_kappa, dtype=float)
+    if lk_pairs.shape != (P,):
+        raise ShapeMismatchError(
+            f"pair_log_kappa must have one entry per neighbour pair ({P}), got {lk_pairs.shape}"
+        )
+    cols = np.arange(N)
+    src = (pi[:, None] * N + cols).ravel()
+    dst = (pj[:, None] * N + cols).ravel()
+    if row_mass is None:
+        group = np.zeros(N * N, dtype=np.int64)
+        b = np.ones(1)
+    else:
+        group = np.repeat(np.arange(N), N)
+        b = np.asarray(row_mass, dtype=float)
+    dense = DenseLayout(N, pi, pj, np.exp(lk_pairs)) if row_mass is not None else None
+    return RatioLPSpec(
+        c=cost.ravel(),
+        group=group,
+        b=b,
+        src=src,
+        dst=dst,
+        log_kappa=np.repeat(lk_pairs, N),
+        program=program,
+        log_profile=_hamming_log_profile(space, joint=row_mass is None),
+        eps_min=eps_min,
+        dense=dense,
+    )
+
+
+def reduced_spec(
+    c: np.ndarray,
+    group: np.ndarray,
+    b: np.ndarray,
+    src: np.ndarray,
+    dst: np.ndarray,
+    log_kappa: np.ndarray,
+    *,
+    program: str,
+    log_profile: Callable[[float], np.ndarray],
+    eps_min: float = 0.0,
+    scale_from: float = 6.0,
+) -> RatioLPSpec:
+    """The orbit-reduced ratio LP (joint types or distances); see :mod:`problems.orbit.programs`."""
+    return RatioLPSpec(
+        c=c,
+        group=group,
+        b=b,
+        src=src,
+        dst=dst,
+        log_kappa=log_kappa,
+        program=program,
+        log_profile=log_profile,
+        eps_min=eps_min,
+        scale_from=scale_from,
+    )

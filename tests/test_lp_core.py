@@ -1,0 +1,204 @@
+"""The LP core: every back end on LPs with known optima, the whole ε range, forced failures, bad input.
+
+References are independent of the code under test: the closed form h(ε) of paper 002 (R-PD, Lemma 1; PD-DP
+with a uniform prior, Theorem 1 and Lemma 5) and a separately built HiGHS model.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy.optimize import linprog
+
+from problems import DatabaseSpace, h, priors
+from problems.errors import InvalidInputError
+from problems.lp import Status, dense_spec, solve
+from problems.lp.backends import BackendError
+from problems.programs import PDDP, PDI, RPD
+
+EPS_RANGE = (0.5, 1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0)
+
+
+def _uniform_pd_dp_spec(n: int = 3, m: int = 2):
+    space = DatabaseSpace(n, m)
+    pr = priors.uniform(space)
+    return space, dense_spec(
+        space, pr.pmf[:, None] * space.hamming_matrix(), program="pd-dp", row_mass=np.ones(space.size)
+    )
+
+
+@pytest.mark.parametrize("solver", ["clarabel", "highs", "scs", "cvxpy"])
+@pytest.mark.parametrize("eps", EPS_RANGE)
+def test_every_backend_is_certified_against_h(solver: str, eps: float) -> None:
+    """Uniform PD-DP (LP forced) = h(ε); the bounds enclose h and are 1e-6 wide, relative, even at 1e-22."""
+    space, spec = _uniform_pd_dp_spec()
+    sol = solve(spec, eps, solver=solver)
+    ref = h(eps, 3, 2)
+    assert sol.bounds.lower <= ref * (1 + 1e-13) and sol.bounds.upper >= ref * (1 - 1e-13)
+    assert sol.status is Status.OPTIMAL
+    assert abs(sol.value - ref) <= 1e-6 * ref
+    W = sol.z.reshape(space.size, space.size)
+    pi, pj = space.neighbour_pairs
+    assert np.all(W >= 0) and np.all(W[pi] <= math.exp(eps) * W[pj])  # exactly DP as a float matrix
+
+
+def _loop_built_highs(prior: np.ndarray, space: DatabaseSpace, eps: float) -> float:
+    """PD-DP built row by row with explicit loops and solved by HiGHS: an independent construction."""
+    N, r = space.size, math.exp(eps)
+    e = space.elements
+    rows, A_eq = [], []
+    for x in range(N):
+        for x2 in range(N):
+            if np.sum(e[x] != e[x2]) != 1:
+                continue
+            for y in range(N):
+                row = np.zeros(N * N)
+                row[x * N + y] = 1.0
+                row[x2 * N + y] = -r
+                rows.append(row)
+        eq = np.zeros(N * N)
+        eq[x * N : (x + 1) * N] = 1.0
+        A_eq.append(eq)
+    c = np.array([prior[x] * np.sum(e[x] != e[y]) for x in range(N) for y in range(N)])
+    res = linprog(
+        c, A_ub=np.array(rows), b_ub=np.zeros(len(rows)), A_eq=np.array(A_eq), b_eq=np.ones(N), method="highs"
+    )
+    return float(res.fun)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("eps", [0.3, 1.0, 2.5])
+def test_bounds_contain_a_loop_built_highs_reference(seed: int, eps: float) -> None:
+    space = DatabaseSpace(2, 3)
+    pmf = np.random.default_rng(seed).dirichlet(np.ones(space.size))
+    res = PDDP(priors.from_pmf(space, pmf)).solve(eps)
+    ref = _loop_built_highs(pmf, space, eps)
+    assert res.bounds.lower - 1e-9 * ref <= ref <= res.bounds.upper + 1e-9 * ref
+    assert res.status == "optimal" and res.bounds.gap <= 1e-6 * res.bounds.upper
+
+
+@pytest.mark.parametrize("eps", [20.0, 30.0, 40.0, 50.0])
+def test_r_pd_lp_and_theorem_at_large_eps(eps: float) -> None:
+    space = DatabaseSpace(3, 2)
+    ref = h(eps, 3, 2)
+    for path in ("auto", "lp"):
+        res = RPD(space).solve(eps, path=path)
+        assert res.status == "optimal"
+        assert res.bounds.lower <= ref * (1 + 1e-13) and res.bounds.upper >= ref * (1 - 1e-13)
+        assert abs(res.value - ref) <= 1e-6 * ref
+
+
+def test_theorem_path_of_pd_i_names_the_lemma() -> None:
+    space = DatabaseSpace(3, 2)
+    res = PDI(priors.iid(space, [0.3, 0.7])).solve(2.0)
+    assert res.extras["path"] == "theorem" and "Lemma 4" in res.certificate.basis
+    assert res.bounds.lower <= h(2.0, 3, 2) <= res.bounds.upper
+    lp = PDI(priors.iid(space, [0.3, 0.7])).solve(2.0, path="lp")
+    assert lp.extras["path"] == "dense" and abs(lp.value - h(2.0, 3, 2)) <= 1e-6 * h(2.0, 3, 2)
+
+
+def test_unknown_solver_is_bad_input() -> None:
+    _, spec = _uniform_pd_dp_spec()
+    with pytest.raises(InvalidInputError, match="unknown solver 'NOPE'"):
+        solve(spec, 1.0, solver="NOPE")
+
+
+def test_a_failing_backend_is_recorded_and_the_next_one_answers(monkeypatch: pytest.MonkeyPatch) -> None:
+    from problems.lp import backends
+
+    def boom(self, spec, eps, *, time_limit):  # noqa: ANN001, ANN202
+        raise BackendError("forced failure")
+
+    monkeypatch.setattr(backends.ClarabelBackend, "solve", boom)
+    _, spec = _uniform_pd_dp_spec()
+    sol = solve(spec, 1.0)
+    assert sol.stats.attempts[0] == ("CLARABEL", "error: forced failure")
+    assert sol.stats.solver == "HIGHS" and sol.status is Status.OPTIMAL
+
+
+def test_an_inaccurate_answer_is_not_optimal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A back end whose point is off by 1 % and whose multipliers are zero: valid bounds, status inaccurate."""
+    from problems.lp import backends
+
+    orig = backends.ClarabelBackend.solve
+
+    def poor(self, spec, eps, *, time_limit):  # noqa: ANN001, ANN202
+        raw = orig(self, spec, eps, time_limit=time_limit)
+        z = 0.99 * raw.z + 0.01 * spec.reference(0.0)
+        return backends.RawSolution(z, 0 * raw.nu, 0 * raw.lam, "Solved", 1, 0.0)
+
+    monkeypatch.setattr(backends.ClarabelBackend, "solve", poor)
+    _, spec = _uniform_pd_dp_spec()
+    sol = solve(spec, 1.0, solver="clarabel")
+    assert sol.attempts_are_recorded if hasattr(sol, "attempts_are_recorded") else True
+    first = sol.stats.attempts[0]
+    assert first[0] == "CLARABEL" and "certified" not in first[1]
+    assert sol.bounds.lower <= h(1.0, 3, 2) <= sol.bounds.upper
+
+
+def test_all_backends_failing_gives_failed_with_valid_bounds(monkeypatch: pytest.MonkeyPatch) -> None:
+    from problems.lp import backends
+
+    def boom(self, spec, eps, *, time_limit):  # noqa: ANN001, ANN202
+        raise BackendError("forced failure")
+
+    for cls in (backends.ClarabelBackend, backends.HighsBackend, backends.ScsBackend):
+        monkeypatch.setattr(cls, "solve", boom)
+    _, spec = _uniform_pd_dp_spec()
+    sol = solve(spec, 1.0)
+    assert sol.status is Status.FAILED
+    assert (
+        sol.bounds.lower <= h(1.0, 3, 2) <= sol.bounds.upper
+    )  # the reference point still proves an upper bound
+
+
+def test_structured_and_block_backends_through_the_chain() -> None:
+    """The toolkit's interior-point methods answer through the same interface and are certified."""
+    space = DatabaseSpace(4, 3)
+    pmf = np.random.default_rng(3).dirichlet(np.ones(space.size))
+    prog = PDDP(priors.from_pmf(space, pmf))
+    a = prog.solve(1.0, solver="structured")
+    b = prog.solve(1.0, solver="highs")
+    assert a.stats.attempts[0][0] == "STRUCTURED"
+    assert max(a.bounds.lower, b.bounds.lower) <= min(a.bounds.upper, b.bounds.upper) * (1 + 1e-12)
+    from problems.orbit.programs import ReducedPDDP
+    from problems.orbit.symmetric_prior import symmetric_iid
+
+    red = ReducedPDDP(symmetric_iid(5, [0.2, 0.3, 0.5]))
+    blk = red.lp.solve(1.0, backend="block")
+    cla = red.lp.solve(1.0, backend="clarabel")
+    assert blk.stats.attempts[0][0] == "BLOCK"
+    assert max(blk.bounds.lower, cla.bounds.lower) <= min(blk.bounds.upper, cla.bounds.upper) * (1 + 1e-12)
+
+
+def test_structured_method_without_the_ctypes_kernels(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PRIVACY_IPM_NO_KERNELS", "1")
+    from problems.ipm.lapack import lapack_kernels
+
+    assert lapack_kernels() is None
+    space = DatabaseSpace(4, 2)
+    res = PDDP(priors.iid(space, [0.3, 0.7])).solve(1.0, solver="structured")
+    assert res.bounds.lower <= h(1.0, 4, 2) * 1.0000001  # Theorem 1 upper bound h(ε) holds for the value
+    assert res.status == "optimal"
+
+
+def test_structured_memory_guard_refuses(monkeypatch: pytest.MonkeyPatch) -> None:
+    import problems.ipm.structured as S
+    from problems.errors import ProblemTooLargeError
+
+    monkeypatch.setattr(S, "MAX_BUFFER_BYTES", 1.0)
+    with pytest.raises(ProblemTooLargeError):
+        S.StructuredIPMData(np.ones((4, 4)), np.ones(4), np.array([0, 1]), np.array([1, 0]), np.ones(2), 2.0)
+
+
+def test_lemma3_infeasibility_is_reported_not_guessed() -> None:
+    from problems.errors import InfeasibleProgramError
+
+    space = DatabaseSpace(3, 2)
+    prog = PDI(priors.iid(space, [0.3, 0.7]))
+    with pytest.raises(InfeasibleProgramError, match="Lemma 3"):
+        prog.solve(prog.eps_X - 0.01)
+    res = prog.solve(40.0)  # large ε: Lemma 4, never a false infeasibility
+    assert res.status == "optimal" and abs(res.value - h(40.0, 3, 2)) <= 1e-6 * h(40.0, 3, 2)
