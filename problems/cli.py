@@ -1,8 +1,12 @@
 """Command line: ``python -m problems {solve,constants,curve,reproduce,…}``.
 
-Exit codes: 0 success (also an infeasible program with ``--json``, which prints ``"status": "infeasible"``
-and the reason); 1 an infeasible program without ``--json`` or a solver failure; 2 bad input (the message
-names the value and what is valid).
+Exit codes (the same with and without ``--json``; ``docs/certificates.md``):
+
+* 0 — a certified optimum (status ``optimal``: rigorous bounds within 1e-6 relative);
+* 1 — the program is proved infeasible (paper 002, Lemma 3); ``--json`` prints ``"status": "infeasible"``;
+* 2 — bad input: the message names the value and what is valid;
+* 3 — not certified: status ``inaccurate`` or ``failed``; the answer and its valid bounds are still printed;
+* 4 — the problem is too large for the chosen path.
 """
 
 from __future__ import annotations
@@ -15,7 +19,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .database import DENSE_LIMIT, DatabaseSpace
-from .errors import InfeasibleProgramError, InvalidInputError, PrivacyToolkitError, SolverFailedError
+from .errors import (
+    InfeasibleProgramError,
+    InvalidInputError,
+    PrivacyToolkitError,
+    ProblemTooLargeError,
+    SolverFailedError,
+)
+from .lp.status import EXIT_CODES
 from .priors import parse_prior
 
 __all__ = ["main", "build_parser"]
@@ -63,7 +74,12 @@ def _cmd_solve(args) -> int:
     from .programs import PDDP, PDI, PDMIP, RPD
 
     space = DatabaseSpace(args.n, args.m)
-    path = args.path
+    if args.solver is not None and args.program != "pd-mip":
+        from .lp.backends import check_solver
+
+        check_solver(args.solver)  # bad input before any work, whichever path answers
+    method = args.path if args.path in ("lp", "theorem") else "auto"  # theorem path or LP
+    path = "auto" if args.path in ("lp", "theorem") else args.path  # dense or reduced
     if path != "dense" and _symmetric_spec(args.prior):
         prior = parse_symmetric_prior(args.prior, args.n, args.m)  # never builds the m^n pmf
     else:
@@ -87,18 +103,23 @@ def _cmd_solve(args) -> int:
                 res = PDMIP(prior, solver=args.solver).solve(args.distortion, unit=unit)
         elif chosen == "reduced":
             target = space if args.program == "r-pd" else prior
-            res = make_program(args.program, target, path="reduced", solver=args.solver).solve(args.eps)
+            prog = make_program(args.program, target, path="reduced", solver=args.solver)
+            res = prog.solve(args.eps, path=method)
         elif args.program == "r-pd":
-            res = RPD(space, solver=args.solver).solve(args.eps)
+            res = RPD(space, solver=args.solver).solve(args.eps, path=method)
         else:
-            res = {"pd-dp": PDDP, "pd-i": PDI}[args.program](prior, solver=args.solver).solve(args.eps)
+            prog = {"pd-dp": PDDP, "pd-i": PDI}[args.program](prior, solver=args.solver)
+            res = prog.solve(args.eps, path=method)
     except InfeasibleProgramError as exc:
         if args.json:
             _print_json(
                 {
                     "program": args.program,
                     "status": "infeasible",
+                    "certified": True,
                     "reason": exc.reason,
+                    "bounds": {"lower": None, "upper": None},
+                    "note": "proved infeasible: the optimum is +∞ (no feasible point), so no finite bounds",
                     "value": None,
                     "eps": args.eps,
                     "distortion": args.distortion,
@@ -107,8 +128,9 @@ def _cmd_solve(args) -> int:
                     "solve_time": None,
                 }
             )
-            return 0
-        raise
+        else:
+            print(f"{args.program} is infeasible: {exc.reason}")
+        return EXIT_CODES["infeasible"]
     if args.export:
         meta = {
             "program": res.program,
@@ -140,16 +162,26 @@ def _cmd_solve(args) -> int:
             f"{res.program} (n = {space.n}, m = {space.m}, prior {getattr(prior, 'name', args.prior)}, {what}, "
             f"{chosen} path): {res.status}"
         )
-        print(f"  optimal value    {res.value:.12g} {res.unit}")
+        label = "optimal value" if res.certified else "value (NOT CERTIFIED)"
+        print(f"  {label:16s} {res.value:.12g} {res.unit}")
+        b = res.bounds
+        print(f"  bounds           [{b.lower:.12g}, {b.upper:.12g}] (proved; {c.basis})")
         print(
-            f"  certificate      primal {c.primal_residual:.2e}, dual {c.dual_residual:.2e}, "
-            f"compl. slackness {c.complementary_slackness:.2e}, gap {c.duality_gap:.2e} -> "
-            f"{'OK' if c.ok else 'NOT CERTIFIED'}"
+            f"  KKT residuals    primal {c.primal_residual:.2e}, dual {c.dual_residual:.2e}, "
+            f"compl. slackness {c.complementary_slackness:.2e}, gap {c.duality_gap:.2e}"
         )
         print(f"  solver           {res.stats.solver}, {res.stats.solve_time:.3f} s")
+        if not res.certified:
+            for name, what in res.stats.attempts:
+                print(f"  attempt          {name}: {what}")
         if args.export:
             print(f"  mechanism written to {args.export}")
-    return 0
+    return result_exit_code(res)
+
+
+def result_exit_code(res) -> int:  # noqa: ANN001
+    """0 for a certified optimum, 3 otherwise (the answer was printed with its bounds)."""
+    return EXIT_CODES["optimal"] if res.certified else EXIT_CODES["inaccurate"]
 
 
 def _cmd_constants(args) -> int:
@@ -211,15 +243,21 @@ def build_parser() -> argparse.ArgumentParser:
     _add_space_args(p)
     p.add_argument("--eps", type=float, help="privacy level ε in nats (PD-I, PD-DP, R-PD)")
     p.add_argument("--distortion", type=float, help="distortion bound D in [0, n] (PD-MIP)")
-    p.add_argument("--solver", help="preferred solver (CLARABEL, SCS, HIGHS); others are tried on failure")
+    p.add_argument(
+        "--solver",
+        help="back end tried first (clarabel, highs, scs, cvxpy, structured, block; PD-MIP: a CVXPY conic "
+        "solver); the others are tried if it fails. An unknown name is bad input (exit 2)",
+    )
     p.add_argument("--bits", action="store_true", help="report PD-MIP's value in bits")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--export", help="write the mechanism to PATH (.npy, .csv or .json)")
     p.add_argument(
         "--path",
-        choices=("auto", "dense", "reduced"),
+        choices=("auto", "dense", "reduced", "lp", "theorem"),
         default="auto",
-        help="auto: orbit-reduced program for uniform/iid/contagious priors, dense N×N otherwise",
+        help="auto: a closed form of paper 002 where one applies (theorem path), else the LP, orbit-reduced "
+        "for uniform/iid/contagious priors and dense N×N otherwise; dense/reduced: that LP formulation; "
+        "lp: always the LP; theorem: only the closed form (bad input where none applies)",
     )
     p.set_defaults(func=_cmd_solve)
 
@@ -243,10 +281,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_reproduce)
 
     for module in ("problems.information.cli", "problems.design.cli"):
-        try:
-            mod = __import__(module, fromlist=["register"])
-        except ImportError:
-            continue
+        mod = __import__(module, fromlist=["register"])
         mod.register(sub)
     return parser
 
@@ -258,13 +293,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except InvalidInputError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except (InfeasibleProgramError, SolverFailedError) as exc:
+        return EXIT_CODES["bad-input"]
+    except InfeasibleProgramError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 1
-    except PrivacyToolkitError as exc:
+        return EXIT_CODES["infeasible"]
+    except ProblemTooLargeError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 1
+        return EXIT_CODES["too-large"]
+    except (SolverFailedError, PrivacyToolkitError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_CODES["failed"]
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -87,15 +87,38 @@ def test_cli_solve_json(capsys, tmp_path):
     assert meta["value"] == pytest.approx(out["value"])
 
 
-def test_cli_infeasible_json_exit_0(capsys):
+def test_cli_infeasible_json_exit_1(capsys):
     code = main(["solve", "pd-i", "--n", "2", "--m", "2", "--prior", "iid:0.2,0.8", "--eps", "0.1", "--json"])
     out = json.loads(capsys.readouterr().out)
-    assert code == 0 and out["status"] == "infeasible" and "ε_X" in out["reason"]
+    assert code == 1 and out["status"] == "infeasible" and "ε_X" in out["reason"]
+    assert out["bounds"] == {"lower": None, "upper": None} and out["certified"] is True
 
 
 def test_cli_infeasible_plain_exit_1(capsys):
     assert main(["solve", "pd-i", "--n", "2", "--m", "2", "--prior", "iid:0.2,0.8", "--eps", "0.1"]) == 1
-    assert "infeasible" in capsys.readouterr().err
+    assert "infeasible" in capsys.readouterr().out
+
+
+def test_cli_exit_codes_follow_the_certificate(capsys, monkeypatch):
+    """0 certified (JSON carries status, certified and bounds), 2 an unknown solver, 3 not certified."""
+    argv = ["solve", "pd-dp", "--n", "3", "--m", "2", "--prior", "iid:0.3,0.7", "--eps", "30", "--path", "lp"]
+    assert main([*argv, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["status"] == "optimal" and out["certified"] is True
+    assert out["bounds"]["lower"] <= out["value"] <= out["bounds"]["upper"]
+    assert main([*argv, "--solver", "NOPE"]) == 2
+    assert "unknown solver 'NOPE'" in capsys.readouterr().err
+    from problems.lp import backends
+
+    def boom(self, spec, eps, *, time_limit):  # noqa: ANN001, ANN202
+        raise backends.BackendError("forced failure")
+
+    for cls in (backends.ClarabelBackend, backends.HighsBackend, backends.ScsBackend):
+        monkeypatch.setattr(cls, "solve", boom)
+    assert main([*argv, "--json"]) == 3
+    out = json.loads(capsys.readouterr().out)
+    assert out["status"] == "failed" and out["certified"] is False
+    assert out["bounds"]["lower"] <= 2.8072868906517895e-13 <= out["bounds"]["upper"]  # h(30): Theorem 1 (19)
 
 
 @pytest.mark.parametrize(
@@ -132,7 +155,7 @@ def test_cli_infeasible_plain_exit_1(capsys):
 def test_cli_bad_input_exit_2(capsys, argv, match):
     code = main(argv)
     err = capsys.readouterr().err
-    assert code in (1, 2) and err.startswith("error:")
+    assert code == (4 if match == "dense path" else 2) and err.startswith("error:")  # 4: too large
     import re
 
     assert re.search(match, err), err

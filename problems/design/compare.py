@@ -28,13 +28,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import cvxpy as cp
 import numpy as np
 from scipy.optimize import brentq
 from scipy.stats import norm
 
 from ..errors import InvalidInputError
-from ..solver import solve_with_fallback
+from ..lp import dense_spec
+from ..lp import solve as solve_lp
 from .problem import DesignProblem
 from .program import IPDesign, _check_eps, recompute_c1
 
@@ -174,18 +174,16 @@ def optimal_dp_mechanism(
 ) -> tuple[np.ndarray, float]:
     r"""Optimal ε-DP mechanism for the problem's query/outputs/distortion/prior: ``(W (N, K), E[d])``.
 
-    LP: :math:`\min\sum_x p_X(x)\sum_y p(y|x)d(f(x),y)` s.t. :math:`p(y|x)\le e^\epsilon p(y|x')` (x ∼ x').
+    LP: :math:`\min\sum_x p_X(x)\sum_y p(y|x)d(f(x),y)` s.t. :math:`p(y|x)\le e^\epsilon p(y|x')` (x ∼ x'),
+    solved by the LP core (:func:`problems.lp.solve`); W is exactly ε-DP (its rows are renormalised only by
+    their float sums).
     """
     e = _check_eps(eps, unit)
     space = problem.space
-    pi, pj = space.neighbour_pairs
-    W = cp.Variable((space.size, problem.n_outputs), nonneg=True)
     cost = problem.prior.pmf[:, None] * problem.database_distortion
-    cons = [cp.sum(W, axis=1) == 1, W[pi, :] <= math.exp(e) * W[pj, :]]
-    prob = cp.Problem(cp.Minimize(cp.sum(cp.multiply(cost, W))), cons)
-    solve_with_fallback(prob, program="dp-design", lp=True)
-    Wv = np.clip(np.asarray(W.value), 0, None)
-    Wv /= Wv.sum(axis=1, keepdims=True)
+    spec = dense_spec(space, cost, program="dp-design", row_mass=np.ones(space.size))
+    sol = solve_lp(spec, e)  # the LP core: certified, exactly DP as returned
+    Wv = sol.z.reshape(space.size, problem.n_outputs)
     return Wv, _expected(problem, Wv)
 
 

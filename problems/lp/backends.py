@@ -52,6 +52,7 @@ __all__ = [
     "default_order",
     "resolve_order",
     "nonneg_implied",
+    "check_solver",
 ]
 
 #: From this ε on, the sparse back ends solve the LP scaled by the exponential mechanism.
@@ -535,6 +536,11 @@ def backend(name: str) -> Backend:
             f"unknown solver {name!r}; valid solvers are {', '.join(n.lower() for n in BACKENDS)}"
         )
     return BACKENDS[key]()
+
+
+def check_solver(name: str | None) -> str | None:
+    """Validate a ``solver=`` name early (bad input before any work); returns the canonical name or None."""
+    return None if name is None else backend(name).name
 
 
 def default_order(spec: RatioLPSpec, prefer: str | None = None) -> list[str]:

@@ -191,16 +191,20 @@ def dense_spec(
     pair_log_kappa: np.ndarray | None = None,
     eps_min: float = 0.0,
 ) -> RatioLPSpec:
-    """The dense ratio LP on ``space``: z = Z.ravel() (``x*N + y``), ratio row ``p*N + y``.
+    """The dense ratio LP on ``space``: z = Z.ravel() (``x*K + y``), ratio row ``p*K + y``.
 
+    ``cost`` is N×K: K = N outputs (the databases, as in paper 002) or any output alphabet (mechanism design).
     ``row_mass`` gives the row sums (``None``: a single total-mass-one constraint, as R-PD);
     ``pair_log_kappa`` the per-pair ln κ (default 0).
     """
     space.require_dense()
     N = space.size
     cost = np.asarray(cost, dtype=float)
-    if cost.shape != (N, N):
-        raise ShapeMismatchError(f"cost matrix must be {N}×{N} for {space}, got {cost.shape}")
+    if cost.ndim != 2 or cost.shape[0] != N or cost.shape[1] < 1:
+        raise ShapeMismatchError(
+            f"cost matrix must have {N} rows (one per database of {space}), got {cost.shape}"
+        )
+    K = cost.shape[1]
     pi, pj = space.neighbour_pairs
     P = pi.size
     lk_pairs = np.zeros(P) if pair_log_kappa is None else np.asarray(pair_log_kappa, dtype=float)
@@ -208,25 +212,33 @@ def dense_spec(
         raise ShapeMismatchError(
             f"pair_log_kappa must have one entry per neighbour pair ({P}), got {lk_pairs.shape}"
         )
-    cols = np.arange(N)
-    src = (pi[:, None] * N + cols).ravel()
-    dst = (pj[:, None] * N + cols).ravel()
+    cols = np.arange(K)
+    src = (pi[:, None] * K + cols).ravel()
+    dst = (pj[:, None] * K + cols).ravel()
     if row_mass is None:
-        group = np.zeros(N * N, dtype=np.int64)
+        group = np.zeros(N * K, dtype=np.int64)
         b = np.ones(1)
     else:
-        group = np.repeat(np.arange(N), N)
+        group = np.repeat(np.arange(N), K)
         b = np.asarray(row_mass, dtype=float)
-    dense = DenseLayout(N, pi, pj, np.exp(lk_pairs)) if row_mass is not None else None
+    square = K == N
+    dense = DenseLayout(N, pi, pj, np.exp(lk_pairs)) if (row_mass is not None and square) else None
+    if square:
+        log_profile = _hamming_log_profile(space, joint=row_mass is None)
+    else:  # no exponential mechanism on a general output alphabet: the constant mechanism (0-DP)
+
+        def log_profile(eps: float) -> np.ndarray:
+            return np.zeros(N * K)
+
     return RatioLPSpec(
         c=cost.ravel(),
         group=group,
         b=b,
         src=src,
         dst=dst,
-        log_kappa=np.repeat(lk_pairs, N),
+        log_kappa=np.repeat(lk_pairs, K),
         program=program,
-        log_profile=_hamming_log_profile(space, joint=row_mass is None),
+        log_profile=log_profile,
         eps_min=eps_min,
         dense=dense,
     )

@@ -46,6 +46,7 @@ from scipy.special import gammaln
 
 from ..database import DENSE_LIMIT, DatabaseSpace
 from ..errors import InfeasibleProgramError, InvalidInputError, ShapeMismatchError
+from ..lp.backends import check_solver
 from ..mechanism import Mechanism
 from ..priors import Prior
 from ..result import SolveResult
@@ -113,6 +114,7 @@ class _Base:
         self.n, self.m = n, m
         self.space = DatabaseSpace(n, m)
         self.backend, self.solver, self.lift_limit = backend, solver, lift_limit
+        check_solver(solver)
         self.types: JointTypes | None = None
         self.lp: ReducedLP
 
@@ -334,10 +336,16 @@ class _PriorProgram(_Base):
         from ..closed_forms import check_eps
 
         eps = check_eps(eps)
+        if path not in ("auto", "lp", "theorem"):
+            raise InvalidInputError(f"path must be 'auto', 'lp' or 'theorem', got {path!r}")
         if self.reduction == "distance" and (path != "lp" or eps == 0.0):
             return self._distance_theorem(eps)
         if eps == 0.0:  # no interior: the best constant mechanism, constructed
             return self._constant_theorem()
+        if path == "theorem" and self.program == "pd-dp":
+            raise InvalidInputError(
+                "no theorem of paper 002 gives PD-DP in closed form for a non-uniform prior"
+            )
         sol = self.lp.solve(eps, backend=self.backend, solver=solver or self.solver)
         return self._result(sol, self.reduction, self._extras())
 

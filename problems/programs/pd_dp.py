@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InvalidInputError
+from ..lp.backends import check_solver
 from ..mechanism import exponential_mechanism
 from ..prior_constants import eps_X
 from ..priors import Prior
@@ -51,6 +52,7 @@ class PDDP:
         self, prior: Prior, *, distortion_matrix: np.ndarray | None = None, solver: str | None = None
     ):
         self.prior, self.space, self.solver = prior, prior.space, solver
+        check_solver(solver)
         self.hamming = distortion_matrix is None
         self.d = prior.space.hamming_matrix() if distortion_matrix is None else np.asarray(distortion_matrix)
         self.cost = prior.pmf[:, None] * self.d

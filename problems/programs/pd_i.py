@@ -35,6 +35,7 @@ import numpy as np
 
 from ..closed_forms import check_eps
 from ..errors import InfeasibleProgramError, InvalidInputError, InvalidPrivacyLevelError
+from ..lp.backends import check_solver
 from ..mechanism import identifiability_mechanism
 from ..prior_constants import eps_tilde, eps_X
 from ..priors import Prior
@@ -59,6 +60,7 @@ class PDI:
         self, prior: Prior, *, distortion_matrix: np.ndarray | None = None, solver: str | None = None
     ):
         self.prior, self.space, self.solver = prior, prior.space, solver
+        check_solver(solver)
         self.eps_X = eps_X(prior)
         self.hamming = distortion_matrix is None
         self.d = prior.space.hamming_matrix() if distortion_matrix is None else np.asarray(distortion_matrix)
