@@ -46,6 +46,7 @@ from scipy.special import gammaln
 
 from ..database import DENSE_LIMIT, DatabaseSpace
 from ..errors import InfeasibleProgramError, InvalidInputError, ShapeMismatchError
+from ..lp import Bounds
 from ..lp.backends import check_solver
 from ..mechanism import Mechanism
 from ..priors import Prior
@@ -155,54 +156,46 @@ class _Base:
             bounds=sol.bounds,
         )
 
+    def _theorem_solution(
+        self, u: np.ndarray, value: float, bounds: Bounds, theorem: str, eps: float
+    ) -> ReducedLPSolution:
+        """A reduced point proved optimal by a theorem, in the shape of an LP solution (no multipliers)."""
+        from ..certificate import theorem_certificate
+        from ..lp import Status
+        from ..solver import SolverStats
+
+        return ReducedLPSolution(
+            u=u,
+            value=value,
+            eq_duals=np.zeros(self.lp.spec.G),
+            ratio_duals=np.zeros(self.lp.P),
+            nonneg_duals=np.zeros(u.size),
+            certificate=theorem_certificate(value, bounds.lower, bounds.upper, theorem),
+            stats=SolverStats("theorem", 0.0, 0.0, 0, (("theorem", theorem),)),
+            eps=float(eps),
+            bounds=bounds,
+            status=Status.OPTIMAL,
+        )
+
     def _distance_theorem(self, eps: float) -> SolveResult:
         """Uniform prior (PD-DP, PD-I) and R-PD on the distance reduction: the optimum is h(ε) (paper 002,
         Lemma 1; Lemma 5 / Theorem 1 (19) with ε_X = 0; Lemma 4 with ε̃_X = 0), attained by E_d, whose distance
         law is g[l] = N_l e^{−εl}/(1+(m−1)e^{−ε})ⁿ."""
-        from ..certificate import Certificate
         from ..closed_forms import h
-        from ..lp import Bounds, Status
         from ..programs.theorem import CLOSED_FORM_MARGIN
-        from ..solver import SolverStats
 
         value = float(h(eps, self.n, self.m))
         bounds = Bounds(value * (1 - CLOSED_FORM_MARGIN), value * (1 + CLOSED_FORM_MARGIN))
         u = np.exp(self.lp.spec.log_profile(eps))
         u = u / u.sum()
         theorem = "paper 002 Lemma 1 (R-PD = h), Lemma 5 and Theorem 1 (19) / Lemma 4 with ε_X = ε̃_X = 0"
-        cert = Certificate(
-            0.0,
-            0.0,
-            0.0,
-            float(bounds.gap),
-            value,
-            bounds.lower,
-            lower_bound=bounds.lower,
-            upper_bound=bounds.upper,
-            basis=f"theorem: {theorem}",
-        )
-        sol = ReducedLPSolution(
-            u=u,
-            value=value,
-            eq_duals=np.zeros(1),
-            ratio_duals=np.zeros(self.lp.P),
-            nonneg_duals=np.zeros(u.size),
-            certificate=cert,
-            stats=SolverStats("theorem", 0.0, 0.0, 0, (("theorem", theorem),)),
-            eps=float(eps),
-            bounds=bounds,
-            status=Status.OPTIMAL,
-        )
+        sol = self._theorem_solution(u, value, bounds, theorem, eps)
         return self._result(sol, "distance", {"theorem": theorem})
 
     def _constant_theorem(self) -> SolveResult:
         """ε = 0 on joint types: a 0-DP mechanism is constant (the neighbour graph is connected), and for a
         row-exchangeable prior E d(X, y) = n − Σ_k P(X_k = y_k) is least at y* = (a*, …, a*), a* the most
         likely value of a row.  In joint types: u[T] = 1 for T = t ⊗ e_{a*}, else 0."""
-        from ..certificate import Certificate
-        from ..lp import Bounds, Status
-        from ..solver import SolverStats
-
         J = self.types
         assert J is not None
         px = np.exp(self.log_px_type)
@@ -218,29 +211,7 @@ class _Base:
         theorem = (
             "ε = 0: a 0-DP mechanism is constant; the best one outputs (a*, …, a*), a* = argmax P(X_k = a)"
         )
-        cert = Certificate(
-            0.0,
-            0.0,
-            0.0,
-            float(bounds.gap),
-            value,
-            bounds.lower,
-            lower_bound=bounds.lower,
-            upper_bound=bounds.upper,
-            basis=f"theorem: {theorem}",
-        )
-        sol = ReducedLPSolution(
-            u=u,
-            value=value,
-            eq_duals=np.zeros(self.lp.spec.G),
-            ratio_duals=np.zeros(self.lp.P),
-            nonneg_duals=np.zeros(u.size),
-            certificate=cert,
-            stats=SolverStats("theorem", 0.0, 0.0, 0, (("theorem", theorem),)),
-            eps=0.0,
-            bounds=bounds,
-            status=Status.OPTIMAL,
-        )
+        sol = self._theorem_solution(u, value, bounds, theorem, 0.0)
         res = self._result(sol, self.reduction, self._extras())
         res.extras["theorem"] = theorem
         return res

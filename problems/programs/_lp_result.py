@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..certificate import Certificate
+from ..certificate import theorem_certificate
 from ..database import DatabaseSpace
 from ..lp import Bounds, Status
 from ..mechanism import Mechanism
@@ -70,17 +70,7 @@ def theorem_result(
 ) -> SolveResult:
     """The result of the theorem path: a closed-form optimum with a verified mechanism and proved bounds."""
     p_y, posterior = _posterior(joint)
-    cert = Certificate(
-        primal_residual=0.0,
-        dual_residual=0.0,
-        complementary_slackness=0.0,
-        duality_gap=float(bounds.gap),
-        primal_objective=float(value),
-        dual_objective=float(bounds.lower),
-        lower_bound=bounds.lower,
-        upper_bound=bounds.upper,
-        basis=f"theorem: {theorem}",
-    )
+    cert = theorem_certificate(value, bounds.lower, bounds.upper, theorem)
     return SolveResult(
         program=program,
         status=Status.OPTIMAL,
