@@ -55,6 +55,7 @@ from ..errors import InvalidInputError, InvalidPriorError, ShapeMismatchError
 from ..measures import mutual_information
 from ..mechanism import Mechanism
 from ..priors import Prior, iid
+from ..programs.information_bounds import information_certificate, within_distortion
 from ..programs.pd_mip import PDMIP, blahut_point_at_distortion, rate_distortion_lower_bound
 from ..result import SolveResult
 from ..units import check_unit, to_unit
@@ -226,6 +227,8 @@ class ReducedPDMIP:
         if self.polish:
             candidates += _endpoints(p, D1)
         # keep the point whose single-letter certificate has the smallest worst residual
+        # every candidate made exactly feasible (E d ≤ D) before it is scored
+        candidates = [(name, within_distortion(W, p, d, D1)[0], t) for name, W, t in candidates]
         scored = [(name, W, _point_certificate(p, d, D1, W, t)) for name, W, t in candidates]
         point_name, W, (single, lam_cert, M) = min(scored, key=lambda c: c[2][0].max_residual)
         q = p @ W
@@ -237,13 +240,19 @@ class ReducedPDMIP:
         sums = W.sum(axis=1)
         row_sum_error = max(abs(math.expm1(n * math.log(s))) for s in (float(sums.min()), float(sums.max())))
         value, bound = n * value1, n * bound1
-        cert = Certificate(
-            primal_residual=max(row_sum_error, float(np.max(-W, initial=0.0)), max(exp_d - D, 0.0)),
-            dual_residual=max(math.expm1(n * math.log(M)), 0.0, -lam_cert),
-            complementary_slackness=abs(lam_cert * (D - exp_d)),
-            duality_gap=abs(value - bound),
-            primal_objective=value,
-            dual_objective=bound,
+        zero = bool(np.all(W == W[:1]))
+        if zero:
+            value = 0.0
+        cert, bounds = information_certificate(
+            value,
+            bound,
+            terms=n * W.size,
+            primal=max(row_sum_error, float(np.max(-W, initial=0.0)), max(exp_d - D, 0.0)),
+            dual=max(math.expm1(n * math.log(M)), 0.0, -lam_cert),
+            slack=abs(lam_cert * (D - exp_d)),
+            unit=unit,
+            exact_zero=zero,
+            feasible=exp_d <= D,
         )
         joint = p[:, None] * W
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -271,13 +280,13 @@ class ReducedPDMIP:
         }
         return SolveResult(
             program=self.program,
-            status="optimal",
+            status="optimal" if cert.certified else "inaccurate",
             value=float(to_unit(value, unit)),
             mechanism=Mechanism(W, labels, labels),
             eps=None,
             distortion=D,
             duals={
-                "distortion": lam,
+                "distortion": float(to_unit(lam, unit)),  # per unit of distortion, in the value's unit
                 "single_letter_normalisation": np.asarray(res1.duals["normalisation"], dtype=float),
                 "single_letter_nonnegativity": np.asarray(res1.duals["nonnegativity"], dtype=float),
             },
@@ -287,4 +296,5 @@ class ReducedPDMIP:
             posterior=None,
             unit=unit,
             extras=extras,
+            bounds=bounds,
         )

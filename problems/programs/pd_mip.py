@@ -41,7 +41,7 @@ import cvxpy as cp
 import numpy as np
 from scipy.special import logsumexp
 
-from ..certificate import Certificate
+from ..certificate import theorem_certificate
 from ..closed_forms import check_distortion
 from ..measures import mutual_information
 from ..mechanism import Mechanism
@@ -49,6 +49,7 @@ from ..priors import Prior
 from ..result import SolveResult
 from ..solver import SolverStats, solve_with_fallback
 from ..units import check_unit, to_unit
+from .information_bounds import information_certificate, within_distortion
 
 __all__ = ["PDMIP", "solve_pd_mip", "rate_distortion_lower_bound", "blahut_point_at_distortion"]
 
@@ -193,10 +194,16 @@ class PDMIP:
         self.build_time = time.perf_counter() - start
         self._compiled = False
 
+    def _constant(self, D: float, unit: str) -> SolveResult | None:
+        return _zero_rate_result(self.program, self.space, self.prior.pmf, self.d, D, unit)
+
     def solve(self, distortion: float, *, unit: str = "nats", solver: str | None = None) -> SolveResult:
         """min I(X;Y) subject to E d(X,Y) ≤ D; the value is reported in ``unit`` (nats by default)."""
         unit = check_unit(unit)
         D = check_distortion(distortion, self.space.n)
+        constant = self._constant(D, unit)
+        if constant is not None:
+            return constant
         self._D.value = D
         t0 = time.perf_counter()
         stats = solve_with_fallback(self.problem, program=self.program, solver=solver or self.solver)
@@ -222,32 +229,37 @@ class PDMIP:
                 bound_p, M_p, lam_p = _best_bound(p, self.d, q_p, lam, D)
                 if value_p - bound_p < value - bound:
                     W, value, q, bound, M, lam_cert = polished, value_p, q_p, bound_p, M_p, lam_p
-        exp_d = float(np.sum(p[:, None] * W * self.d))
+        W, exp_d = within_distortion(W, p, self.d, D)  # exactly feasible: E d ≤ D
+        zero = bool(np.all(W == W[:1]))  # identical rows: I(X;Y) = 0 exactly
+        value = 0.0 if zero else mutual_information(W, p)
+        q = p @ W
         primal = max(  # of the returned (cleaned or polished) mechanism
             float(np.max(np.abs(W.sum(axis=1) - 1.0))),
             float(np.max(-W, initial=0.0)),
             max(exp_d - D, 0.0),
         )
-        cert = Certificate(
-            primal_residual=primal,
-            dual_residual=max(M - 1.0, 0.0, -lam_cert),
-            complementary_slackness=abs(lam_cert * (D - exp_d)),
-            duality_gap=abs(value - bound),
-            primal_objective=value,
-            dual_objective=bound,
+        cert, bounds = information_certificate(
+            value,
+            bound,
+            terms=W.size,
+            primal=primal,
+            dual=max(M - 1.0, 0.0, -lam_cert),
+            slack=abs(lam_cert * (D - exp_d)),
+            unit=unit,
+            exact_zero=zero,
         )
         joint = p[:, None] * W
         with np.errstate(invalid="ignore", divide="ignore"):
             posterior = np.where(q > 0, joint / np.where(q > 0, q, 1.0), 0.0)
         return SolveResult(
             program=self.program,
-            status="optimal",
+            status="optimal" if cert.certified else "inaccurate",
             value=float(to_unit(value, unit)),
             mechanism=Mechanism.on_space(W, self.space),
             eps=None,
             distortion=D,
             duals={
-                "distortion": lam,
+                "distortion": float(to_unit(lam, unit)),  # per unit of distortion, in the value's unit
                 "normalisation": np.asarray(self._rows.dual_value, dtype=float),
                 "nonnegativity": np.asarray(self._nonneg.dual_value, dtype=float),
             },
@@ -262,7 +274,54 @@ class PDMIP:
                 "lambda_certified": lam_cert,
                 "lower_bound_nats": bound,
             },
+            bounds=bounds,
         )
+
+
+def _zero_rate_result(
+    program: str, space, p: np.ndarray, d: np.ndarray, D: float, unit: str
+) -> SolveResult | None:  # noqa: ANN001
+    """D ≥ D_max = min_y Σ_x p(x) d(x, y): the constant mechanism onto y* has I(X;Y) = 0 and E d ≤ D, and
+    I ≥ 0, so the optimum is exactly 0 (returned with bounds [0, 0]); ``None`` below D_max (with a margin)."""
+    from fractions import Fraction
+
+    col = p @ d
+    y = int(np.argmin(col))
+    if D < float(col[y]) * (1 - 1e-9):
+        return None
+    exact = sum((Fraction(float(a)) * Fraction(float(b)) for a, b in zip(p, d[:, y])), Fraction(0))
+    if Fraction(D) < exact:  # D ≥ D_max decided exactly
+        return None
+    W = np.zeros((space.size, d.shape[1]))
+    W[:, y] = 1.0
+    from ..lp import Bounds
+
+    theorem = "I(X;Y) ≥ 0, attained by the constant mechanism onto argmin_y E d(X, y) (E d = D_max ≤ D)"
+    cert = theorem_certificate(0.0, 0.0, 0.0, theorem)
+    q = W[0]
+    return SolveResult(
+        program=program,
+        status="optimal",
+        value=0.0,
+        mechanism=Mechanism.on_space(W, space),
+        eps=None,
+        distortion=D,
+        duals={"distortion": 0.0, "normalisation": np.zeros(space.size), "nonnegativity": np.zeros(W.shape)},
+        certificate=cert,
+        stats=SolverStats("theorem", 0.0, 0.0, 0, (("theorem", theorem),)),
+        p_y=q,
+        posterior=p[:, None] * W / np.where(q > 0, q, 1.0)[None, :],
+        unit=unit,
+        extras={
+            "expected_distortion": float(col[y]),
+            "lambda": 0.0,
+            "lambda_certified": 0.0,
+            "lower_bound_nats": 0.0,
+            "path": "theorem",
+            "theorem": theorem,
+        },
+        bounds=Bounds(0.0, 0.0),
+    )
 
 
 def solve_pd_mip(
