@@ -60,6 +60,7 @@ from ..errors import (
     ProblemTooLargeError,
     SolverFailedError,
 )
+from ..lp import Bounds
 from ..mechanism import Mechanism
 from ..result import SolveResult
 from ..solver import SolverStats, solve_with_fallback
@@ -538,6 +539,13 @@ class IPDesign:
             (value - D) if (reverse and D is not None) else 0.0,
             0.0,
         )
+        # bounds (forward program): the dual bound below; above, the distortion of the returned mechanism when
+        # its recomputed C₁ upper bound proves it feasible (C₁ ≤ ε); evaluated in floating point with a margin
+        bounds = None
+        if not reverse:
+            margin = 64.0 * W_full.size * 2.0**-53 * (1.0 + abs(float(primal)))
+            feasible = float(c1.upper_bound) <= float(eps) * (1 + 1e-12) + 1e-15
+            bounds = Bounds(max(0.0, float(bound) - margin), float(primal) + margin if feasible else np.inf)
         cert = Certificate(
             primal_residual=float(primal_res),
             dual_residual=float(max(fw_gap, float(np.max(-sol.lam, initial=0.0)), 0.0)),
@@ -546,6 +554,15 @@ class IPDesign:
             primal_objective=float(primal),
             dual_objective=float(bound),
             tolerance=1e-6,
+            **(
+                {}
+                if bounds is None
+                else {
+                    "lower_bound": bounds.lower,
+                    "upper_bound": bounds.upper,
+                    "basis": "capacity-constrained dual bound and a mechanism whose recomputed C₁ is ≤ ε",
+                }
+            ),
         )
         # duals per vertex channel
         lam_raw = np.clip(sol.lam, 0.0, None)
@@ -610,6 +627,7 @@ class IPDesign:
             posterior=posterior,
             unit=problem.distortion_name if not reverse else unit,
             extras=extras,
+            **({} if bounds is None else {"bounds": bounds}),
         )
 
     def solve(self, eps: float, *, unit: str = "nats") -> SolveResult:
