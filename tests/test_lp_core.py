@@ -219,3 +219,21 @@ def test_production_size_structured_solve_n256() -> None:
     W = res.matrix
     pi, pj = space.neighbour_pairs
     assert np.all(W[pi] <= math.exp(1.0) * W[pj])  # exactly 1-DP as returned
+
+
+@pytest.mark.parametrize("eps", [0.5, 3.0, 20.0, 40.0])
+def test_returned_mechanisms_meet_their_level_by_the_toolkits_own_measures(eps: float) -> None:
+    """dp_level / identifiability_level of the returned matrix never exceed ε (no 1e-11 entry facing a 0)."""
+    from problems.measures import dp_level, identifiability_level
+
+    space = DatabaseSpace(3, 2)
+    rng = np.random.default_rng(5)
+    for pmf in (rng.dirichlet(np.ones(8)), np.r_[1e-9, rng.dirichlet(np.ones(7))]):
+        prior = priors.from_pmf(space, pmf / pmf.sum())
+        res = PDDP(prior).solve(eps, path="lp")
+        assert dp_level(res.matrix, space) <= eps
+        pdi = PDI(prior)
+        if eps > pdi.eps_X:
+            res = pdi.solve(eps, path="lp")
+            if math.isfinite(res.bounds.upper):  # a verified point was returned
+                assert identifiability_level(res.matrix, prior) <= eps
