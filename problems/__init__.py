@@ -25,6 +25,7 @@ from .errors import (
     ShapeMismatchError,
     SolverFailedError,
 )
+from .lp import Bounds, Status
 from .mechanism import Mechanism, exponential_mechanism, identifiability_mechanism
 from .prior_constants import eps_tilde, eps_X
 from .priors import Prior
@@ -35,6 +36,8 @@ from .solver import SolverStats
 __version__ = "0.1.0"
 
 __all__ = [
+    "Bounds",
+    "Status",
     "Certificate",
     "DatabaseSpace",
     "InfeasibleProgramError",

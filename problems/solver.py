@@ -1,8 +1,10 @@
-"""Solver layer: solve a CVXPY problem with one solver, retrying the others on failure.
+"""Conic solver layer: solve a CVXPY problem (PD-MIP, capacities, design) with one solver, retrying the others.
 
-The toolkit never trusts a solver's word alone: programs compute a :class:`~problems.certificate.Certificate`
-from the primal and dual values afterwards.  This module only decides *which* solver runs and records what
-happened (:class:`SolverStats`).
+The ratio linear programs do not come here: they go through the LP core (:mod:`problems.lp`), which repairs
+and bounds every answer.  For the conic programs the toolkit never trusts a solver's word alone either: each
+program computes its own :class:`~problems.certificate.Certificate` afterwards, and the result's status
+follows it.  This module only decides *which* solver runs and records what happened (:class:`SolverStats`,
+also used by the LP core).
 
 Order of preference: the solver the caller names, then Clarabel (interior point, exact to ~1e-9 on these
 programs), then HiGHS (LPs only, if installed), then SCS (first-order, looser).  A solver that raises, or that
