@@ -16,8 +16,10 @@ Lagrangian is :math:`c^\top z + \nu^\top(Az-b) + \lambda^\top(Gz-h)` and the KKT
 
 :func:`lp_certificate` measures each in the max-norm.  Any dual-feasible :math:`(\nu, \lambda)` gives the lower
 bound :math:`-b^\top\nu-h^\top\lambda` on the optimum (weak duality), so a small gap *with* small residuals
-proves optimality up to that gap.  Non-LP programs (PD-MIP, capacities) build :class:`Certificate` themselves
-from their own Lagrangian; see their docstrings.
+proves optimality up to that gap.  The residuals are diagnostics: the ratio LPs of the toolkit are certified
+by rigorous bounds (:mod:`problems.lp.bounds`, ``docs/certificates.md``), carried in the same
+:class:`Certificate` (``lower_bound``, ``upper_bound``, ``basis``).  Non-LP programs (PD-MIP, capacities,
+design) build :class:`Certificate` themselves from their own Lagrangian; see their docstrings.
 """
 
 from __future__ import annotations
@@ -30,7 +32,6 @@ import scipy.sparse as sp
 __all__ = [
     "Certificate",
     "lp_certificate",
-    "ratio_lp_certificate",
     "theorem_certificate",
     "DEFAULT_TOLERANCE",
 ]
@@ -174,39 +175,6 @@ def lp_certificate(
         duality_gap=abs(primal_obj - dual_obj),
         primal_objective=primal_obj,
         dual_objective=dual_obj,
-        tolerance=tolerance,
-    )
-
-
-def ratio_lp_certificate(
-    c: np.ndarray,
-    z: np.ndarray,
-    *,
-    A: sp.spmatrix,
-    b: np.ndarray,
-    nu: np.ndarray,
-    S1: sp.spmatrix,
-    S2: sp.spmatrix,
-    r: float,
-    lam_ratio: np.ndarray,
-    lam_nonneg: np.ndarray,
-    tolerance: float = DEFAULT_TOLERANCE,
-) -> Certificate:
-    """:func:`lp_certificate` of a ratio LP: ``min c'z s.t. Az = b, (S₁ − r S₂) z ≤ 0, z ≥ 0``.
-
-    The inequality block is ``G = [S₁ − r S₂; −I]`` with multipliers ``[lam_ratio; lam_nonneg]``.  Used by
-    the dense programs (:mod:`problems.programs.ratio_lp`) and the orbit-reduced ones alike.
-    """
-    G = sp.vstack([S1 - r * S2, -sp.eye(z.size, format="csr")], format="csr")
-    return lp_certificate(
-        c,
-        z,
-        A=A,
-        b=b,
-        nu=nu,
-        G=G,
-        h=np.zeros(G.shape[0]),
-        lam=np.concatenate([lam_ratio, lam_nonneg]),
         tolerance=tolerance,
     )
 

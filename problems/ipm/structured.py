@@ -47,7 +47,7 @@ working precision.  These directions are deflated (:func:`_deflation`) and the S
 a bordered system (:class:`_BlockFactor`), so that no huge quantity is ever formed.
 
 **Exactness.**  Nothing is approximated: the method solves the same LP, and its output is checked by the
-toolkit's KKT certificate (:func:`~problems.certificate.lp_certificate`) computed from the returned
+toolkit's rigorous bounds (:mod:`problems.lp.bounds`, through the chain of :mod:`problems.lp`) computed from the returned
 :math:`(z, \nu, \lambda, s)` in exactly the layout and sign convention of the CVXPY path
 (:math:`c + A^\top\nu + G^\top\lambda - s = 0`, :math:`\lambda` ordered ``p*N + y``).
 

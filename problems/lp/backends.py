@@ -192,30 +192,40 @@ def _drop(spec: RatioLPSpec, eps: float, sc: _Scaled | None = None) -> bool:
 
 
 # ------------------------------------------------------------------------------------------------ back ends
-class ClarabelBackend:
-    """Clarabel called directly on the stacked sparse matrices (no modelling-layer compile)."""
+class _DirectConic:
+    """Shared by the back ends called directly on ``[A diag(s); balanced ratio rows; −I]`` (cone form)."""
 
-    name = "CLARABEL"
-
-    def __init__(self, settings: dict | None = None) -> None:
-        self.settings = settings or {}
+    name = ""
+    module = ""
 
     def available(self) -> bool:
-        try:
-            import clarabel  # noqa: F401
-        except ImportError:
-            return False
-        return True
+        import importlib.util
+
+        return importlib.util.find_spec(self.module) is not None
 
     def supports(self, spec: RatioLPSpec) -> bool:
         return True
+
+    @staticmethod
+    def data(spec: RatioLPSpec, eps: float) -> tuple[_Scaled, sp.csc_matrix, np.ndarray, int, int]:
+        sc = _scaled(spec, eps)
+        return (sc, *_stacked(spec, sc, _drop(spec, eps, sc)))
+
+
+class ClarabelBackend(_DirectConic):
+    """Clarabel called directly on the stacked sparse matrices (no modelling-layer compile)."""
+
+    name = "CLARABEL"
+    module = "clarabel"
+
+    def __init__(self, settings: dict | None = None) -> None:
+        self.settings = settings or {}
 
     def solve(self, spec: RatioLPSpec, eps: float, *, time_limit: float) -> RawSolution:
         import clarabel
 
         t0 = time.perf_counter()
-        sc = _scaled(spec, eps)
-        M, rhs, E, n_ineq = _stacked(spec, sc, _drop(spec, eps, sc))
+        sc, M, rhs, E, n_ineq = self.data(spec, eps)
         tol = 1e-10 if spec.K <= SMALL_LP_SIZE else 1e-8
         opts = {
             "tol_gap_abs": tol,
@@ -248,27 +258,17 @@ class ClarabelBackend:
         return RawSolution(z, nu, lam, status, int(sol.iterations), time.perf_counter() - t0)
 
 
-class ScsBackend:
+class ScsBackend(_DirectConic):
     """SCS (operator splitting) called directly on the same stacked matrices."""
 
     name = "SCS"
-
-    def available(self) -> bool:
-        try:
-            import scs  # noqa: F401
-        except ImportError:
-            return False
-        return True
-
-    def supports(self, spec: RatioLPSpec) -> bool:
-        return True
+    module = "scs"
 
     def solve(self, spec: RatioLPSpec, eps: float, *, time_limit: float) -> RawSolution:
         import scs
 
         t0 = time.perf_counter()
-        sc = _scaled(spec, eps)
-        M, rhs, E, n_ineq = _stacked(spec, sc, _drop(spec, eps, sc))
+        sc, M, rhs, E, n_ineq = self.data(spec, eps)
         try:
             solver = scs.SCS(
                 {"A": M, "b": rhs, "c": sc.q},
