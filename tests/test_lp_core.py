@@ -237,3 +237,20 @@ def test_returned_mechanisms_meet_their_level_by_the_toolkits_own_measures(eps: 
             res = pdi.solve(eps, path="lp")
             if math.isfinite(res.bounds.upper):  # a verified point was returned
                 assert identifiability_level(res.matrix, prior) <= eps
+
+
+def test_a_solver_claiming_infeasibility_is_not_believed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """PD-DP is feasible for every ε (a constant mechanism is 0-DP): a back end's "infeasible" is an attempt
+    that failed, never the answer; the next back end certifies the optimum."""
+    from problems.lp import backends
+
+    def liar(self, spec, eps, *, time_limit):  # noqa: ANN001, ANN202
+        return backends.RawSolution(
+            np.zeros(spec.K), np.zeros(spec.G), np.zeros(spec.P), "PrimalInfeasible", 3, 0.0
+        )
+
+    monkeypatch.setattr(backends.ClarabelBackend, "solve", liar)
+    space, spec = _uniform_pd_dp_spec()
+    sol = solve(spec, 2.0)
+    assert sol.stats.attempts[0][0] == "CLARABEL" and "PrimalInfeasible" in sol.stats.attempts[0][1]
+    assert sol.status is Status.OPTIMAL and abs(sol.value - h(2.0, 3, 2)) <= 1e-6 * h(2.0, 3, 2)
