@@ -9,6 +9,8 @@ whether its answer is right: :func:`problems.lp.chain.solve` certifies it.
 name       method
 ========== ==================================================================================
 CLARABEL   Clarabel's interior-point method, called directly on the stacked sparse matrices
+CLARABEL-  the same on the LP scaled by the program's own profile (PD-I: the shape of E_i), where one exists
+ALT
 HIGHS      HiGHS (dual simplex / IPM) through :func:`scipy.optimize.linprog`
 SCS        SCS (first-order, splitting), called directly
 CVXPY      the same LP as a DPP CVXPY problem (Parameters for every ε-dependent coefficient),
@@ -141,15 +143,21 @@ class _Scaled:
         return self.keep.size == self.rho.size
 
 
-def _scaled(spec: RatioLPSpec, eps: float, scale: bool | None = None, loosen: bool = True) -> _Scaled:
+def _scaled(
+    spec: RatioLPSpec, eps: float, scale: bool | None = None, loosen: bool = True, alternative: bool = False
+) -> _Scaled:
     level = max(0.0, eps - spec.eps_min)  # PD-I: the profile of the slack ε − ε_X, not of ε
-    if scale is None:
-        scale = level >= min(SCALE_MIN_EPS, spec.scale_from)
-    ls = (
-        np.maximum(np.asarray(spec.log_profile(level), dtype=float), SCALE_FLOOR_LOG)
-        if scale
-        else np.zeros(spec.K)
-    )
+    if alternative and spec.alt_log_scale is not None:  # the program's own scaling, at every ε
+        ls = np.maximum(np.asarray(spec.alt_log_scale(eps), dtype=float), SCALE_FLOOR_LOG)
+        scale = True
+    else:
+        if scale is None:
+            scale = level >= min(SCALE_MIN_EPS, spec.scale_from)
+        ls = (
+            np.maximum(np.asarray(spec.log_profile(level), dtype=float), SCALE_FLOOR_LOG)
+            if scale
+            else np.zeros(spec.K)
+        )
     s = np.exp(ls)
     x = eps + spec.log_kappa
     ell = 0.5 * (ls[spec.src] - x - ls[spec.dst])
@@ -206,9 +214,10 @@ class _DirectConic:
     def supports(self, spec: RatioLPSpec) -> bool:
         return True
 
-    @staticmethod
-    def data(spec: RatioLPSpec, eps: float) -> tuple[_Scaled, sp.csc_matrix, np.ndarray, int, int]:
-        sc = _scaled(spec, eps)
+    alternative = False
+
+    def data(self, spec: RatioLPSpec, eps: float) -> tuple[_Scaled, sp.csc_matrix, np.ndarray, int, int]:
+        sc = _scaled(spec, eps, alternative=self.alternative)
         return (sc, *_stacked(spec, sc, _drop(spec, eps, sc)))
 
 
@@ -224,6 +233,8 @@ class ClarabelBackend(_DirectConic):
     def solve(self, spec: RatioLPSpec, eps: float, *, time_limit: float) -> RawSolution:
         import clarabel
 
+        if self.alternative and spec.alt_log_scale is None:
+            raise BackendError("this LP has no alternative scaling")
         t0 = time.perf_counter()
         sc, M, rhs, E, n_ineq = self.data(spec, eps)
         tol = 1e-10 if spec.K <= SMALL_LP_SIZE else 1e-8
@@ -256,6 +267,17 @@ class ClarabelBackend(_DirectConic):
             raise BackendError(f"{status}: no finite point")
         z, nu, lam = sc.unscale(x, y[:E], y[E : E + sc.keep.size])
         return RawSolution(z, nu, lam, status, int(sol.iterations), time.perf_counter() - t0)
+
+
+class ClarabelAltBackend(ClarabelBackend):
+    """Clarabel on the LP scaled by the program's own profile (``spec.alt_log_scale``; PD-I: the shape of the
+    identifiability mechanism E_i, p_Y(y) e^{−εd(x,y)}/p_X(x) with p_Y floored), at every ε."""
+
+    name = "CLARABEL-ALT"
+    alternative = True
+
+    def supports(self, spec: RatioLPSpec) -> bool:
+        return spec.alt_log_scale is not None
 
 
 class ScsBackend(_DirectConic):
@@ -510,6 +532,7 @@ class BlockBackend:
 
 BACKENDS: dict[str, type] = {
     "CLARABEL": ClarabelBackend,
+    "CLARABEL-ALT": ClarabelAltBackend,
     "HIGHS": HighsBackend,
     "SCS": ScsBackend,
     "CVXPY": CvxpyBackend,
@@ -547,6 +570,8 @@ def default_order(spec: RatioLPSpec, prefer: str | None = None) -> list[str]:
     """The chain tried when no solver is named: a structure-exploiting method first where it pays, then
     Clarabel, HiGHS and SCS."""
     order = ["CLARABEL", "HIGHS", "SCS"]
+    if spec.alt_log_scale is not None:
+        order.insert(1, "CLARABEL-ALT")
     if prefer is not None:
         return [prefer] + [o for o in order if o != prefer]
     if spec.dense is not None and spec.dense.N >= STRUCTURED_MIN_N:

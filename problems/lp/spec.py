@@ -77,6 +77,9 @@ class RatioLPSpec:
     scale_from:
         From this ε on, the sparse back ends solve the LP scaled by ``log_profile`` (see
         :mod:`problems.lp.backends`).
+    alt_log_scale:
+        ``ε ↦ ln s`` of a second column scaling, tried by the ``CLARABEL-ALT`` back end (PD-I: the shape of
+        the identifiability mechanism E_i).  Scaling only: it never enters a proof.
     """
 
     c: np.ndarray
@@ -91,6 +94,7 @@ class RatioLPSpec:
     dense: DenseLayout | None = None
     log_kappa_error: float = LOG_KAPPA_ERROR
     scale_from: float = 6.0
+    alt_log_scale: Callable[[float], np.ndarray] | None = None
     cache: dict = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:

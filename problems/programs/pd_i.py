@@ -76,6 +76,7 @@ class PDI:
                 pair_log_kappa=logp[pj] - logp[pi],
                 eps_min=self.eps_X,
             )
+            self.lp.spec.alt_log_scale = self._ei_log_scale
             self._eps_tilde: float | None = None
         else:
             self.lp = None
@@ -94,6 +95,19 @@ class PDI:
                 "neighbours, which this prior violates (paper 002, Lemma 3)"
             )
         return None
+
+    def _ei_log_scale(self, eps: float) -> np.ndarray:
+        """ln of the shape of E_i at ε: p_Y(y) e^{−εd(x,y)}/p_X(x), p_Y = (K_ε⁻¹)^{⊗n} p_X floored at 1e-9·max p_X
+        (negative below ε̃_X), rows normalised; a column scaling for the CLARABEL-ALT back end."""
+        from scipy.special import logsumexp
+
+        from ..closed_forms import apply_kron, kernel
+
+        n, m, p = self.space.n, self.space.m, self.prior.pmf
+        p_y = apply_kron(np.linalg.inv(kernel(max(eps, 1e-6), m)), p, n)
+        q = np.maximum(p_y, 1e-9 * float(p.max()))
+        logs = np.log(q)[None, :] - eps * self.d - np.log(p)[:, None]
+        return (logs - logsumexp(logs, axis=1, keepdims=True)).ravel()
 
     @property
     def eps_tilde(self) -> float:
