@@ -204,7 +204,12 @@ def solve(
         lo = best_up  # equal up to the rounding margins of two different proofs
     bounds = Bounds(lo, best_up)
     ok = best_z is not None and certified(lo, best_up, rtol)
-    status = Status.OPTIMAL if ok else (Status.INACCURATE if answered else Status.FAILED)
+    # failed: no back end gave a point at all; inaccurate: a point, but the bounds do not prove its value
+    status = (
+        Status.OPTIMAL
+        if ok
+        else (Status.INACCURATE if (answered or raw_point is not None) else Status.FAILED)
+    )
     value = spec.objective(shown)
     lam_c = np.clip(np.nan_to_num(np.asarray(lam, dtype=float)), 0.0, None)
     nu_c = np.nan_to_num(np.asarray(nu, dtype=float))
