@@ -254,3 +254,33 @@ def test_a_solver_claiming_infeasibility_is_not_believed(monkeypatch: pytest.Mon
     sol = solve(spec, 2.0)
     assert sol.stats.attempts[0][0] == "CLARABEL" and "PrimalInfeasible" in sol.stats.attempts[0][1]
     assert sol.status is Status.OPTIMAL and abs(sol.value - h(2.0, 3, 2)) <= 1e-6 * h(2.0, 3, 2)
+
+
+@pytest.mark.parametrize("solver", ["clarabel", "highs", "scs", "cvxpy"])
+@pytest.mark.parametrize("eps", [0.7, 3.0, 25.0])
+def test_primal_dual_pair_optimal_by_construction(solver: str, eps: float) -> None:
+    """After cvxpy's StandardTestLPs (lp_5): an LP whose optimum is known because a primal–dual pair is built
+    to satisfy KKT exactly. z* = E_d at ε (positive; its rows x closer to y than x' are tight), λ > 0 on the
+    tight rows only, s = 0, ν chosen so that c = −Aᵀν − Gᵀλ ≥ 0; then c'z* = −b'ν is the optimum."""
+    from problems.closed_forms import apply_kron, kernel
+
+    space = DatabaseSpace(2, 3)
+    N = space.size
+    base = dense_spec(space, np.ones((N, N)), program="constructed", row_mass=np.ones(N))
+    z_star = apply_kron(kernel(eps, 3), np.eye(N), 2).ravel()
+    d = space.hamming_matrix().ravel()
+    tight = d[base.src] < d[base.dst]  # z(x, y) = e^ε z(x', y) exactly when d(x', y) = d(x, y) + 1
+    rng = np.random.default_rng(11)
+    lam = np.where(tight, rng.uniform(0.5, 1.5, base.P), 0.0) * np.exp(-eps)
+    Gt_lam = np.bincount(base.src, weights=lam, minlength=base.K) - np.bincount(
+        base.dst, weights=math.exp(eps) * lam, minlength=base.K
+    )
+    nu = -np.full(N, Gt_lam.max()) - rng.uniform(0.1, 1.0, N)
+    c = -(nu[base.group] + Gt_lam)
+    assert c.min() > 0
+    spec = dense_spec(space, c.reshape(N, N), program="constructed", row_mass=np.ones(N))
+    optimum = -float(spec.b @ nu)
+    assert float(c @ z_star) == pytest.approx(optimum, rel=1e-12)  # zero gap by construction
+    sol = solve(spec, eps, solver=solver)
+    assert sol.bounds.lower <= optimum * (1 + 1e-12) and optimum * (1 - 1e-12) <= sol.bounds.upper
+    assert sol.status is Status.OPTIMAL and abs(sol.value - optimum) <= 1e-6 * optimum
