@@ -70,7 +70,9 @@ def _cmd_design(args) -> int:
     res = design.solve(args.eps, unit=unit)
     x = res.extras
     out = {
-        "status": res.status,
+        "status": str(res.status),
+        "certified": res.certified,
+        "bounds": res.bounds.to_dict(),
         "value": res.value,
         "objective": x["objective"],
         "expected_distortion": x["expected_distortion"],
@@ -110,11 +112,12 @@ def _cmd_design(args) -> int:
             f"{x['constraint_set_size']} vertex channels in the program, {len(x['active_vertices'])} active]"
         )
         print(
-            f"  certificate: max residual {res.certificate.max_residual:.2e} ({'ok' if res.certificate.ok else 'not ok'})"
+            f"  status {res.status}: bounds [{res.bounds.lower:.9g}, {res.bounds.upper:.9g}], "
+            f"max KKT residual {res.certificate.max_residual:.2e}"
         )
         if args.export:
             print(f"  mechanism written to {out['export']}")
-    return 0
+    return 0 if res.certified else 3  # the exit codes of docs/certificates.md
 
 
 def _write_csv(path: Path, rows: list[dict]) -> Path:
