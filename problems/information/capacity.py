@@ -34,6 +34,7 @@ from ..certificate import Certificate
 from ..errors import InvalidChannelError, InvalidInputError, SolverFailedError
 from ..solver import SolverStats, solve_with_fallback
 from ..units import check_unit, to_unit
+from .bracket import BracketStatus
 
 __all__ = [
     "CapacityResult",
@@ -111,7 +112,7 @@ def capacity_bounds(p: np.ndarray, W: np.ndarray) -> tuple[float, float]:
 
 
 @dataclass(frozen=True, eq=False)
-class CapacityResult:
+class CapacityResult(BracketStatus):
     r"""Capacity of one channel matrix, with certified bounds.
 
     Attributes
@@ -151,6 +152,12 @@ class CapacityResult:
     def to_dict(self, unit: str = "nats") -> dict:
         check_unit(unit)
         return {
+            "status": str(self.status),
+            "certified": self.certified,
+            "bounds": {
+                "lower": float(to_unit(self.lower_bound, unit)),
+                "upper": float(to_unit(self.upper_bound, unit)),
+            },
             "capacity": float(to_unit(self.capacity, unit)),
             "lower_bound": float(to_unit(self.lower_bound, unit)),
             "upper_bound": float(to_unit(self.upper_bound, unit)),

@@ -102,7 +102,7 @@ def _cmd_capacity(args: argparse.Namespace) -> int:
             f"vertex channels: {d['total_vertices']} total, {d['distinct_vertices']} distinct, "
             f"{d['evaluated_vertices']} evaluated, {d['pruned_vertices']} pruned"
         )
-    return 0
+    return 0 if res.certified else 3  # the exit codes of docs/certificates.md
 
 
 def _cmd_calibrate(args: argparse.Namespace) -> int:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..units import check_unit, to_unit
+from .bracket import BracketStatus
 from .capacity import DEFAULT_GAP
 from .channel import PrivacyChannel
 from .vertex import DEFAULT_MAX_VERTICES, VertexSearch, vertex_search
@@ -23,7 +24,7 @@ __all__ = ["IndividualCapacityResult", "individual_capacity", "adversary_distrib
 
 
 @dataclass(frozen=True, eq=False)
-class IndividualCapacityResult:
+class IndividualCapacityResult(BracketStatus):
     r"""Result of :func:`individual_capacity` (values in nats).
 
     Indices in the Python attributes are **0-based** (``individual``, record values); :meth:`to_dict` (and so the
@@ -78,6 +79,12 @@ class IndividualCapacityResult:
     def to_dict(self, unit: str = "nats") -> dict:
         check_unit(unit)
         return {
+            "status": str(self.status),
+            "certified": self.certified,
+            "bounds": {
+                "lower": float(to_unit(self.lower_bound, unit)),
+                "upper": float(to_unit(self.upper_bound, unit)),
+            },
             "C1": float(to_unit(self.c1, unit)),
             "lower_bound": float(to_unit(self.lower_bound, unit)),
             "upper_bound": float(to_unit(self.upper_bound, unit)),
