@@ -5,8 +5,9 @@ No reference below uses the library's numerics (its Blahut polish, ``mutual_info
 from their definitions with numpy.  Tolerances are fixed (the project's relative 1e-6 rule).
 """
 
-import itertools
 import math
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,6 +16,11 @@ from problems import PDMIP, DatabaseSpace, InvalidDistortionError, priors
 from problems.measures import expected_distortion
 from problems.prior_constants import eps_tilde
 from problems.testing import random_prior
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from reference.rate_distortion import hamming as _hamming  # noqa: E402
+from reference.rate_distortion import mutual_information as _mi  # noqa: E402
+from reference.rate_distortion import rd_point as _rd_point  # noqa: E402
 
 REL = 1e-6  # the project's certification rule
 
@@ -28,51 +34,8 @@ def _entropy(p: np.ndarray) -> float:
     return float(-np.sum(p * np.log(p)))
 
 
-def _mi(W: np.ndarray, p: np.ndarray) -> float:
-    """I(X;Y) in nats for the input pmf p and the channel W (rows p(y|x)), from the definition."""
-    J = p[:, None] * W
-    q = J.sum(axis=0)
-    outer = p[:, None] * q[None, :]
-    pos = (J > 0) & (outer > 0)  # outer = 0 < J only by underflow of terms below 1e-300
-    return float(np.sum(J[pos] * np.log(J[pos] / outer[pos])))
-
-
-def _hamming(n: int, m: int) -> np.ndarray:
-    xs = np.array(list(itertools.product(range(m), repeat=n)))
-    return (xs[:, None, :] != xs[None, :, :]).sum(axis=2).astype(float)
-
-
 def _close(a: float, b: float, rel: float = REL) -> bool:
     return abs(a - b) <= rel * max(1.0, abs(b))
-
-
-# ----------------------------------------------------------------------------- independent Blahut–Arimoto
-def _ba_at_slope(p, d, s, q=None, tol=1e-13, max_iter=200_000):
-    """Blahut (1972) at slope s: (D_s, R_s, gap, q, W).  ``gap`` = max_y ln T − Σ q ln T ≥ R_s − R(D_s)."""
-    A = np.exp(-s * d)
-    q = np.full(d.shape[1], 1.0 / d.shape[1]) if q is None else q
-    for _ in range(max_iter):
-        c = 1.0 / (A @ q)  # c(x) = 1 / Σ_y q(y) e^{−s d(x,y)}
-        T = (p * c) @ A  # T(y) = Σ_x p(x) c(x) e^{−s d(x,y)}
-        gap = math.log(T.max()) - float(q @ np.log(np.where(T > 0, T, 1.0)))
-        q = q * T
-        if gap < tol:
-            break
-    W = q[None, :] * A
-    W /= W.sum(axis=1, keepdims=True)
-    return float(np.sum(p[:, None] * W * d)), _mi(W, p), gap, q, W
-
-
-def _rd_point(p, d, D, s_hi=60.0):
-    """R(D) by bisection on the slope s until D_s = D (to 1e-12 in s): (R, s, W, gap)."""
-    lo, hi, q = 0.0, s_hi, None
-    while hi - lo > 1e-12:
-        s = 0.5 * (lo + hi)
-        Ds, _R, _g, q, _W = _ba_at_slope(p, d, s, q)
-        lo, hi = (s, hi) if Ds > D else (lo, s)
-    Ds, R, gap, _q, W = _ba_at_slope(p, d, hi, q)
-    assert abs(Ds - D) <= 1e-9 and gap <= 1e-10
-    return R, hi, W, gap
 
 
 def test_independent_blahut_arimoto_reproduces_the_binary_closed_form():
