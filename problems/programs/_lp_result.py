@@ -87,3 +87,26 @@ def theorem_result(
         extras={"path": "theorem", "theorem": theorem, **(extras or {})},
         bounds=bounds,
     )
+
+
+def verified_theorem_result(
+    program: str,
+    eps: float,
+    lp,
+    pmf: np.ndarray,
+    mechanism: np.ndarray,
+    lower: float,
+    theorem: str,  # noqa: ANN001
+) -> SolveResult | None:
+    """A closed-form mechanism of a row-normalised dense program (``lp`` a :class:`RatioLP`), verified exactly
+    feasible by the repair of :mod:`problems.lp.bounds`, returned with ``[lower, its objective]``; ``None``
+    when the bounds do not certify it."""
+    from .theorem import theorem_point
+
+    got = theorem_point(lp.spec, eps, np.asarray(mechanism).ravel(), lower)
+    if got is None:
+        return None
+    z, bounds = got
+    W = z.reshape(np.shape(mechanism))
+    value = float(lp.spec.c @ z)
+    return theorem_result(program, eps, lp.space, W, pmf[:, None] * W, value, bounds, theorem)

@@ -24,9 +24,9 @@ from ..mechanism import exponential_mechanism
 from ..prior_constants import eps_X
 from ..priors import Prior
 from ..result import SolveResult
-from ._lp_result import lp_result, theorem_result
+from ._lp_result import lp_result, theorem_result, verified_theorem_result
 from .ratio_lp import RatioLP
-from .theorem import best_constant, safe_h_lower, theorem_point
+from .theorem import best_constant, safe_h_lower
 
 __all__ = ["PDDP", "solve_pd_dp", "PATHS"]
 
@@ -65,21 +65,15 @@ class PDDP:
             return constant_result(self.program, self.space, self.prior.pmf, self.cost)
         if self.hamming and self.prior.kind == "uniform":
             E = exponential_mechanism(self.space, eps).matrix
-            got = theorem_point(self.lp.spec, eps, E.ravel(), safe_h_lower(eps, n, m))
-            if got is not None:
-                z, bounds = got
-                W = z.reshape(E.shape)
-                value = float(self.cost.ravel() @ z)
-                return theorem_result(
-                    self.program,
-                    eps,
-                    self.space,
-                    W,
-                    self.prior.pmf[:, None] * W,
-                    value,
-                    bounds,
-                    "paper 002 Lemma 5 (E_d) and Theorem 1 (19) with ε_X = 0",
-                )
+            return verified_theorem_result(
+                self.program,
+                eps,
+                self.lp,
+                self.prior.pmf,
+                E,
+                safe_h_lower(eps, n, m),
+                "paper 002 Lemma 5 (E_d) and Theorem 1 (19) with ε_X = 0",
+            )
         return None
 
     def solve(self, eps: float, *, solver: str | None = None, path: str = "auto") -> SolveResult:

@@ -40,10 +40,10 @@ from ..mechanism import identifiability_mechanism
 from ..prior_constants import eps_tilde, eps_X
 from ..priors import Prior
 from ..result import SolveResult
-from ._lp_result import lp_result, theorem_result
+from ._lp_result import lp_result, verified_theorem_result
 from .pd_dp import check_path, constant_result
 from .ratio_lp import RatioLP
-from .theorem import safe_h_lower, theorem_point
+from .theorem import safe_h_lower
 
 __all__ = ["PDI", "solve_pd_i", "EPS_X_TOLERANCE"]
 
@@ -122,20 +122,13 @@ class PDI:
             E = identifiability_mechanism(self.prior, eps).matrix
         except InvalidPrivacyLevelError:
             return None
-        got = theorem_point(self.lp.spec, eps, E.ravel(), safe_h_lower(eps, self.space.n, self.space.m))
-        if got is None:
-            return None
-        z, bounds = got
-        W = z.reshape(E.shape)
-        value = float(self.lp.spec.c @ z)
-        return theorem_result(
+        return verified_theorem_result(
             self.program,
             eps,
-            self.space,
-            W,
-            self.prior.pmf[:, None] * W,
-            value,
-            bounds,
+            self.lp,
+            self.prior.pmf,
+            E,
+            safe_h_lower(eps, self.space.n, self.space.m),
             "paper 002 Lemma 4 (E_i, ε ≥ ε̃_X) and the R-PD relaxation (Lemma 1)",
         )
 
