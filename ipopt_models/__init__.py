@@ -13,21 +13,40 @@ Every model returns a frozen :class:`MultistartResult`.  A multistart value is a
 upper for a minimum), never a proof of global optimality; see ``docs/ipopt_models.md``.
 """
 
-from ._common import CasadiUnavailableError, MultistartResult, require_casadi
-from .balance import (
-    BENCHMARK_CHANNELS,
-    BalanceCurve,
-    CertifiedBound,
-    balance_curve,
-    certified_c1b_upper,
-    exponential_array,
-    quantised_gaussian_array,
-    randomized_response_array,
-)
-from .bilinear_pd import bilinear_pd_i, bilinear_r_pd
-from .capacity import JointCapacityModel, individual_informations, joint_capacity, theorem2_value
-from .pd_mip import pd_mip_nlp
-from .reproduce import reproduce_section
+import importlib as _importlib
+
+# Imported on first use (PEP 562), so ``python -m ipopt_models`` validates its input before CasADi loads.
+_LAZY: dict[str, str] = {
+    "CasadiUnavailableError": "._common",
+    "MultistartResult": "._common",
+    "require_casadi": "._common",
+    "BENCHMARK_CHANNELS": ".balance",
+    "BalanceCurve": ".balance",
+    "CertifiedBound": ".balance",
+    "balance_curve": ".balance",
+    "certified_c1b_upper": ".balance",
+    "exponential_array": ".balance",
+    "quantised_gaussian_array": ".balance",
+    "randomized_response_array": ".balance",
+    "bilinear_pd_i": ".bilinear_pd",
+    "bilinear_r_pd": ".bilinear_pd",
+    "JointCapacityModel": ".capacity",
+    "individual_informations": ".capacity",
+    "joint_capacity": ".capacity",
+    "theorem2_value": ".capacity",
+    "pd_mip_nlp": ".pd_mip",
+    "reproduce_section": ".reproduce",
+}
+
+
+def __getattr__(name: str):
+    target = _LAZY.get(name)
+    if target is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(_importlib.import_module(target, __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "MultistartResult",

@@ -210,8 +210,9 @@ def bilinear_pd_i(
     if compare:
         from problems.programs import PDI
 
-        reference = float(PDI(prior).solve(eps).value)
-    return _run(
+        lp = PDI(prior).solve(eps)
+        reference = float(lp.value)
+    res = _run(
         "pd-i-bilinear",
         space,
         space.hamming_matrix().astype(float),
@@ -224,6 +225,7 @@ def bilinear_pd_i(
         "PD-I linear program (problems.programs.PDI)" if compare else None,
         t0,
     )
+    return _with_reference_bounds(res, lp if compare else None)
 
 
 def bilinear_r_pd(
@@ -247,8 +249,9 @@ def bilinear_r_pd(
     if compare:
         from problems.programs import RPD
 
-        reference = float(RPD(space).solve(eps).value)
-    return _run(
+        lp = RPD(space).solve(eps)
+        reference = float(lp.value)
+    res = _run(
         "r-pd-bilinear",
         space,
         space.hamming_matrix().astype(float),
@@ -261,3 +264,19 @@ def bilinear_r_pd(
         "R-PD linear program (problems.programs.RPD)" if compare else None,
         t0,
     )
+    return _with_reference_bounds(res, lp if compare else None)
+
+
+def _with_reference_bounds(res: MultistartResult, lp) -> MultistartResult:  # noqa: ANN001
+    """Record the LP's proved bounds (``reference_lower``, ``reference_upper``, ``reference_certified``)."""
+    if lp is None:
+        return res
+    import dataclasses
+
+    extras = {
+        **res.extras,
+        "reference_lower": float(lp.bounds.lower),
+        "reference_upper": float(lp.bounds.upper),
+        "reference_certified": bool(lp.certified),
+    }
+    return dataclasses.replace(res, extras=extras)

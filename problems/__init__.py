@@ -8,32 +8,66 @@ Conventions (fixed once, everywhere):
   (last row fastest): index ``Σ_k x_k m^{n-k}``.
 """
 
-from . import closed_forms, measures, priors
-from .certificate import Certificate, lp_certificate
-from .closed_forms import h, h_inv
-from .database import DatabaseSpace
-from .errors import (
-    InfeasibleProgramError,
-    InvalidChannelError,
-    InvalidDistortionError,
-    InvalidInputError,
-    InvalidMechanismError,
-    InvalidPriorError,
-    InvalidPrivacyLevelError,
-    PrivacyToolkitError,
-    ProblemTooLargeError,
-    ShapeMismatchError,
-    SolverFailedError,
-)
-from .lp import Bounds, Status
-from .mechanism import Mechanism, exponential_mechanism, identifiability_mechanism
-from .prior_constants import eps_tilde, eps_X
-from .priors import Prior
-from .programs import PDDP, PDI, PDMIP, RPD, solve_pd_dp, solve_pd_i, solve_pd_mip, solve_r_pd
-from .result import SolveResult
-from .solver import SolverStats
+import importlib as _importlib
 
 __version__ = "0.1.0"
+
+# Names are imported on first use (PEP 562): ``import problems`` stays cheap, so the command line can
+# validate its input before the solvers (CVXPY, SciPy) are loaded.  ``from problems import PDI`` works as usual.
+_LAZY: dict[str, str] = {
+    "closed_forms": ".closed_forms",
+    "measures": ".measures",
+    "priors": ".priors",
+    "Certificate": ".certificate",
+    "lp_certificate": ".certificate",
+    "h": ".closed_forms",
+    "h_inv": ".closed_forms",
+    "DatabaseSpace": ".database",
+    "InfeasibleProgramError": ".errors",
+    "InvalidChannelError": ".errors",
+    "InvalidDistortionError": ".errors",
+    "InvalidInputError": ".errors",
+    "InvalidMechanismError": ".errors",
+    "InvalidPriorError": ".errors",
+    "InvalidPrivacyLevelError": ".errors",
+    "PrivacyToolkitError": ".errors",
+    "ProblemTooLargeError": ".errors",
+    "ShapeMismatchError": ".errors",
+    "SolverFailedError": ".errors",
+    "Bounds": ".lp",
+    "Status": ".lp",
+    "Mechanism": ".mechanism",
+    "exponential_mechanism": ".mechanism",
+    "identifiability_mechanism": ".mechanism",
+    "eps_tilde": ".prior_constants",
+    "eps_X": ".prior_constants",
+    "Prior": ".priors",
+    "PDDP": ".programs",
+    "PDI": ".programs",
+    "PDMIP": ".programs",
+    "RPD": ".programs",
+    "solve_pd_dp": ".programs",
+    "solve_pd_i": ".programs",
+    "solve_pd_mip": ".programs",
+    "solve_r_pd": ".programs",
+    "SolveResult": ".result",
+    "SolverStats": ".solver",
+}
+
+
+def __getattr__(name: str):
+    target = _LAZY.get(name)
+    if target is None:
+        raise AttributeError(f"module 'problems' has no attribute {name!r}")
+    module = _importlib.import_module(target, __name__)
+    value = module if target == "." + name else getattr(module, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = [
     "Bounds",

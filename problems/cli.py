@@ -1,118 +1,178 @@
-"""Command line: ``python -m problems {solve,constants,curve,reproduce,…}``.
+"""Command line: ``python -m problems {solve,constants,curve,reproduce,capacity,calibrate,design}``.
 
-Exit codes (the same with and without ``--json``; ``docs/certificates.md``):
+Exit codes (the same with and without ``--json``; ``docs/cli.md``, ``docs/certificates.md``):
 
 * 0 — a certified optimum (status ``optimal``: rigorous bounds within 1e-6 relative);
 * 1 — the program is proved infeasible (paper 002, Lemma 3); ``--json`` prints ``"status": "infeasible"``;
 * 2 — bad input: the message names the value and what is valid;
 * 3 — not certified: status ``inaccurate`` or ``failed``; the answer and its valid bounds are still printed;
-* 4 — the problem is too large for the chosen path.
+* 4 — the problem is too large for the chosen path (the message gives the estimate and the alternative).
+
+The options, units and JSON shape shared with ``python -m ipopt_models`` live in :mod:`problems.cli_common`.
+Input is validated before the numerical modules (CVXPY, SciPy) are imported, so a bad input is refused in
+well under a second.  The dense/reduced/theorem choice is the library's
+(:func:`problems.orbit.dispatch.program_from_spec`).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
+import importlib
 import math
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from .database import DENSE_LIMIT, DatabaseSpace
-from .errors import (
-    InfeasibleProgramError,
-    InvalidInputError,
-    PrivacyToolkitError,
-    ProblemTooLargeError,
-    SolverFailedError,
+from .cli_common import (
+    EXIT_CODES,
+    Parser,
+    add_export_option,
+    add_json_option,
+    add_solver_option,
+    add_space_options,
+    add_unit_option,
+    add_version,
+    check_output_dir,
+    check_output_file,
+    distortion_level,
+    parse_args,
+    positive_int,
+    print_json,
+    privacy_level,
+    reject_option,
+    resolve_unit,
+    run,
 )
-from .lp.status import EXIT_CODES
-from .priors import parse_prior
+from .errors import InfeasibleProgramError, InvalidInputError, PrivacyToolkitError
 
-__all__ = ["main", "build_parser"]
+__all__ = ["main", "build_parser", "result_exit_code", "SUBCOMMAND_MODULES"]
 
 PROGRAMS = ("pd-i", "pd-dp", "r-pd", "pd-mip")
+EXPORT_FORMATS = (".npy", ".csv", ".json")
+#: Modules that add subcommands with ``register(subparsers)``; a module that fails to import is not dropped:
+#: its subcommands are listed and end with an error that names the import failure.
+SUBCOMMAND_MODULES = {
+    "problems.information.cli": ("capacity", "calibrate"),
+    "problems.design.cli": ("design",),
+}
 
 
-def _json_safe(obj):
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None if math.isnan(obj) else ("inf" if obj > 0 else "-inf")
-    if isinstance(obj, dict):
-        return {k: _json_safe(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_json_safe(v) for v in obj]
-    return obj
+def result_exit_code(res) -> int:  # noqa: ANN001
+    """0 for a certified optimum, 3 otherwise (the answer was printed with its bounds)."""
+    return EXIT_CODES["optimal"] if res.certified else EXIT_CODES["inaccurate"]
 
 
-def _print_json(obj) -> None:
-    print(json.dumps(_json_safe(obj), indent=1, ensure_ascii=False))
-
-
-def _space_and_prior(args):
-    space = DatabaseSpace(args.n, args.m)
-    return space, parse_prior(args.prior, space)
-
-
-def _add_space_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--n", type=int, required=True, help="number of rows (individuals)")
-    p.add_argument("--m", type=int, required=True, help="domain size of a row")
-    p.add_argument(
-        "--prior",
-        default="uniform",
-        help="uniform | iid:P0,P1,… | pmf:P0,…,P(N-1) | file:PATH(.npy/.csv/.json) | contagious:W[:P0,P1,…]",
+# ------------------------------------------------------------------------------------------------ solve
+def _check_solve_options(args) -> None:
+    """Options that do not apply to the chosen program are bad input (never silently ignored)."""
+    if args.program == "pd-mip":
+        if args.distortion is None:
+            raise InvalidInputError("pd-mip takes --distortion D (it minimises I(X;Y) subject to E d ≤ D)")
+        reject_option("--eps", args.eps is not None, "pd-mip", "it takes --distortion D, not a privacy level")
+        if args.distortion > args.n:
+            raise InvalidInputError(
+                f"--distortion must lie in [0, n] = [0, {args.n}] (expected Hamming distortion), "
+                f"got {args.distortion:g}"
+            )
+    else:
+        if args.eps is None:
+            raise InvalidInputError(f"{args.program} takes --eps E (the privacy level, in nats)")
+        reject_option(
+            "--distortion",
+            args.distortion is not None,
+            args.program,
+            "it minimises the distortion at the privacy level --eps; --distortion is PD-MIP's bound",
+        )
+        reject_option(
+            f"--unit {args.unit}",
+            args.unit is not None and args.unit != "nats",
+            args.program,
+            "its value is an expected Hamming distortion (rows), not an information quantity; ε is always nats",
+        )
+    reject_option(
+        "--export-level types",
+        args.export_level == "types" and not args.export,
+        args.program,
+        "it needs --export",
     )
 
 
-def _symmetric_spec(spec: str) -> bool:
-    """Whether a --prior spec describes a row-permutation-invariant prior (uniform, iid, contagious)."""
-    return spec.split(":", 1)[0].strip().lower() in ("uniform", "iid", "contagious")
+def _export(res, built, args) -> tuple[object, dict]:  # noqa: ANN001
+    """The mechanism to write and its metadata; database level unless --export-level types."""
+    import numpy as np
+
+    from .database import DENSE_LIMIT
+    from .mechanism import Mechanism
+
+    space = built.space
+    prior = built.prior
+    meta = {
+        "program": res.program,
+        "n": space.n,
+        "m": space.m,
+        "prior": prior.to_dict() if hasattr(prior, "to_dict") else args.prior,
+        "eps": res.eps,
+        "distortion": res.distortion,
+        "value": res.value,
+        "unit": res.unit,
+        "certificate": res.certificate.to_dict(),
+        "path": built.formulation,
+    }
+    level = str(res.extras.get("mechanism_level", "database"))
+    mechanism = res.mechanism
+    if args.export_level == "types":
+        meta["mechanism_level"] = level
+        return mechanism, meta
+    if not level.startswith("database"):
+        if (
+            level.startswith("row") or res.extras.get("reduction") == "single-letter"
+        ) and space.size <= DENSE_LIMIT:
+            W1 = np.asarray(mechanism.matrix, dtype=float)  # the m×m channel; the mechanism is W1^{⊗n}
+            W = np.ones((1, 1))
+            for _ in range(space.n):
+                W = np.kron(W, W1)
+            mechanism = Mechanism.on_space(W, space)
+        else:
+            raise InvalidInputError(
+                f"the {built.formulation} path returned a {level}-level mechanism (N = {space.m}^{space.n} "
+                f"databases is above the {DENSE_LIMIT} of a database-level W[x, y]); pass --export-level types "
+                "to write it as it is (the file records the level)"
+            )
+    meta["mechanism_level"] = "database"
+    return mechanism, meta
 
 
 def _cmd_solve(args) -> int:
-    from .export import export_mechanism
-    from .orbit import make_program, parse_symmetric_prior, product_channel, resolve_path
-    from .programs import PDDP, PDI, PDMIP, RPD
+    _check_solve_options(args)
+    from .database import DENSE_LIMIT, DatabaseSpace
 
     space = DatabaseSpace(args.n, args.m)
+    export = None
+    if args.export:
+        export = check_output_file(args.export, suffixes=EXPORT_FORMATS)
+        if args.export_level == "database" and space.size > DENSE_LIMIT:
+            raise InvalidInputError(
+                f"--export writes the database-level W[x, y] (N×N, N ≤ {DENSE_LIMIT}); here N = "
+                f"{args.m}^{args.n}. Pass --export-level types to write the reduced (type-level) mechanism "
+                "(the file records the level)"
+            )
+    unit = resolve_unit(args)
+    from .orbit.dispatch import program_from_spec, solve_from_spec
+
     if args.solver is not None and args.program != "pd-mip":
         from .lp.backends import check_solver
 
         check_solver(args.solver)  # bad input before any work, whichever path answers
-    method = args.path if args.path in ("lp", "theorem") else "auto"  # theorem path or LP
-    path = "auto" if args.path in ("lp", "theorem") else args.path  # dense or reduced
-    if path != "dense" and _symmetric_spec(args.prior):
-        prior = parse_symmetric_prior(args.prior, args.n, args.m)  # never builds the m^n pmf
-    else:
-        prior = parse_prior(args.prior, space)
-    chosen = resolve_path(args.program, space if args.program == "r-pd" else prior, path)
-    if args.program == "pd-mip":
-        if args.distortion is None:
-            raise InvalidInputError("pd-mip takes --distortion D (it minimises I(X;Y) subject to E d ≤ D)")
-    elif args.eps is None:
-        raise InvalidInputError(f"{args.program} takes --eps E (the privacy level, in nats)")
-    if chosen == "dense" and not hasattr(prior, "pmf"):
-        prior = parse_prior(args.prior, space)
+    lift = DENSE_LIMIT if export is not None and args.export_level == "database" else None
+    built = program_from_spec(
+        args.program, args.prior, args.n, args.m, args.path, solver=args.solver, lift_limit=lift
+    )
+    value = args.distortion if args.program == "pd-mip" else args.eps
     try:
-        if args.program == "pd-mip":
-            unit = "bits" if args.bits else "nats"
-            if chosen == "reduced":  # i.i.d. prior: single-letterisation, any n
-                res = make_program("pd-mip", prior, path="reduced", solver=args.solver).solve(
-                    args.distortion, unit=unit
-                )
-            else:
-                res = PDMIP(prior, solver=args.solver).solve(args.distortion, unit=unit)
-        elif chosen == "reduced":
-            target = space if args.program == "r-pd" else prior
-            prog = make_program(args.program, target, path="reduced", solver=args.solver)
-            res = prog.solve(args.eps, path=method)
-        elif args.program == "r-pd":
-            res = RPD(space, solver=args.solver).solve(args.eps, path=method)
-        else:
-            prog = {"pd-dp": PDDP, "pd-i": PDI}[args.program](prior, solver=args.solver)
-            res = prog.solve(args.eps, path=method)
+        res = solve_from_spec(built, value, unit=unit)
     except InfeasibleProgramError as exc:
         if args.json:
-            _print_json(
+            print_json(
                 {
                     "program": args.program,
                     "status": "infeasible",
@@ -121,6 +181,7 @@ def _cmd_solve(args) -> int:
                     "bounds": {"lower": None, "upper": None},
                     "note": "proved infeasible: the optimum is +∞ (no feasible point), so no finite bounds",
                     "value": None,
+                    "unit": unit,
                     "eps": args.eps,
                     "distortion": args.distortion,
                     "duals": None,
@@ -131,91 +192,139 @@ def _cmd_solve(args) -> int:
         else:
             print(f"{args.program} is infeasible: {exc.reason}")
         return EXIT_CODES["infeasible"]
-    if args.export:
-        meta = {
-            "program": res.program,
-            "n": space.n,
-            "m": space.m,
-            "prior": prior.to_dict() if hasattr(prior, "to_dict") else args.prior,
-            "eps": res.eps,
-            "distortion": res.distortion,
-            "value": res.value,
-            "unit": res.unit,
-            "certificate": res.certificate.to_dict(),
-        }
-        mechanism = res.mechanism
-        if res.extras.get("reduction") == "single-letter" and space.size <= DENSE_LIMIT:
-            mechanism = product_channel(res).mechanism()  # reduced PD-MIP: the Kronecker power W^⊗n
-            meta["mechanism_level"] = "database"
-        elif "mechanism_level" in res.extras:  # reduced results: "database", "type" or "row" (single letter)
-            meta["mechanism_level"] = res.extras["mechanism_level"]
-        export_mechanism(mechanism, args.export, metadata=meta)
-    if args.json:
-        out = res.to_dict()
-        if args.export:
-            out["exported_to"] = str(args.export)
-        _print_json(out)
-    else:
-        c = res.certificate
-        what = f"ε = {res.eps:g}" if res.eps is not None else f"D = {res.distortion:g}"
-        print(
-            f"{res.program} (n = {space.n}, m = {space.m}, prior {getattr(prior, 'name', args.prior)}, {what}, "
-            f"{chosen} path): {res.status}"
-        )
-        label = "optimal value" if res.certified else "value (NOT CERTIFIED)"
-        print(f"  {label:16s} {res.value:.12g} {res.unit}")
-        b = res.bounds
-        print(f"  bounds           [{b.lower:.12g}, {b.upper:.12g}] (proved; {c.basis})")
-        print(
-            f"  KKT residuals    primal {c.primal_residual:.2e}, dual {c.dual_residual:.2e}, "
-            f"compl. slackness {c.complementary_slackness:.2e}, gap {c.duality_gap:.2e}"
-        )
-        print(f"  solver           {res.stats.solver}, {res.stats.solve_time:.3f} s")
-        if not res.certified:
-            for name, what in res.stats.attempts:
-                print(f"  attempt          {name}: {what}")
-        if args.export:
-            print(f"  mechanism written to {args.export}")
+    export_error: PrivacyToolkitError | OSError | None = None
+    if export is not None:
+        try:
+            from .export import export_mechanism
+
+            mechanism, meta = _export(res, built, args)
+            export_mechanism(mechanism, export, metadata=meta)
+        except (PrivacyToolkitError, OSError) as exc:  # the result is printed anyway
+            export_error = exc
+    _print_solve(res, built, args, export if export_error is None else None)
+    if export_error is not None:
+        print(f"error: the result above was not exported to {str(export)!r}: {export_error}", file=sys.stderr)
+        return EXIT_CODES["bad-input"]
     return result_exit_code(res)
 
 
-def result_exit_code(res) -> int:  # noqa: ANN001
-    """0 for a certified optimum, 3 otherwise (the answer was printed with its bounds)."""
-    return EXIT_CODES["optimal"] if res.certified else EXIT_CODES["inaccurate"]
+def _print_solve(res, built, args, exported: Path | None) -> None:  # noqa: ANN001
+    if args.json:
+        out = res.to_dict()
+        out["path"] = built.formulation
+        if exported is not None:
+            out["exported_to"] = str(exported)
+        print_json(out, unit=res.unit)
+        return
+    c = res.certificate
+    space = built.space
+    what = f"ε = {res.eps:g}" if res.eps is not None else f"D = {res.distortion:g}"
+    print(
+        f"{res.program} (n = {space.n}, m = {space.m}, prior {getattr(built.prior, 'name', args.prior)}, "
+        f"{what}, {built.formulation} path): {res.status}"
+    )
+    label = "optimal value" if res.certified else "value (NOT CERTIFIED)"
+    print(f"  {label:16s} {res.value:.12g} {res.unit}")
+    b = res.bounds
+    print(f"  bounds           [{b.lower:.12g}, {b.upper:.12g}] (proved; {c.basis})")
+    print(
+        f"  KKT residuals    primal {c.primal_residual:.2e}, dual {c.dual_residual:.2e}, "
+        f"compl. slackness {c.complementary_slackness:.2e}, gap {c.duality_gap:.2e}"
+    )
+    print(f"  solver           {res.stats.solver}, {res.stats.solve_time:.3f} s")
+    if not res.certified:
+        for name, what in res.stats.attempts:
+            print(f"  attempt          {name}: {what}")
+    if exported is not None:
+        print(f"  mechanism written to {exported}")
 
 
+# -------------------------------------------------------------------------------------------- constants
 def _cmd_constants(args) -> int:
-    from .closed_forms import h
-    from .prior_constants import eps_tilde, eps_X
+    from .database import DatabaseSpace
+    from .orbit.dispatch import SYMMETRIC_SPECS
 
-    space, prior = _space_and_prior(args)
-    eX, eT = eps_X(prior), eps_tilde(prior)
+    space = DatabaseSpace(args.n, args.m)
+    symmetric = args.prior.split(":", 1)[0].strip().lower() in SYMMETRIC_SPECS
+    note = None
+    if symmetric:  # never the mⁿ pmf: the constants from the rows of the prior
+        from .orbit.symmetric_prior import parse_symmetric_prior
+        from .prior_constants import symmetric_constants
+
+        prior = parse_symmetric_prior(args.prior, args.n, args.m)
+        consts = symmetric_constants(prior)
+        eX, eT, note = consts["eps_X"], consts["eps_tilde"], consts.get("note")
+    else:
+        from .prior_constants import eps_tilde, eps_X
+        from .priors import parse_prior
+        from .resources import pmf_memory, require_memory
+
+        require_memory(
+            pmf_memory(args.n, args.m, copies=4) + 16.0 * space.size * args.n * (args.m - 1),
+            f"ε_X and ε̃_X of an explicit prior on {args.m}^{args.n} databases",
+            "Use a uniform, iid or contagious prior (computed from its rows, any n).",
+        )
+        prior = parse_prior(args.prior, space)
+        eX, eT = eps_X(prior), eps_tilde(prior)
+    from .closed_forms import h
+
     out = {
         "n": space.n,
         "m": space.m,
         "prior": prior.name,
         "eps_X": eX,
         "eps_tilde": eT,
-        "h_at_eps_tilde": h(eT, space.n, space.m) if math.isfinite(eT) else 0.0,
+        "h_at_eps_tilde": None if eT is None else (h(eT, space.n, space.m) if math.isfinite(eT) else 0.0),
+        "unit": "nats",
     }
+    if note:
+        out["note"] = note
     if not math.isfinite(eX):
         out["note"] = "the prior has zero-mass databases: ε_X = ∞ and PD-I is infeasible for every ε"
     if args.json:
-        _print_json(out)
+        print_json(out)
     else:
         for k, v in out.items():
             print(f"{k:16s} {v}")
     return 0
 
 
+# ------------------------------------------------------------------------------------------------ curve
 def _cmd_curve(args) -> int:
+    from .database import DatabaseSpace
+    from .orbit.dispatch import SYMMETRIC_SPECS
+
+    out, exists = check_output_dir(args.out)
+    space = DatabaseSpace(args.n, args.m)
+    if args.prior.split(":", 1)[0].strip().lower() in SYMMETRIC_SPECS:
+        from .orbit.symmetric_prior import parse_symmetric_prior
+
+        prior = parse_symmetric_prior(args.prior, args.n, args.m)  # the reduced programs: never the mⁿ pmf
+        if prior.kind == "exchangeable" and args.notion == "m":
+            raise InvalidInputError(
+                "curve --notion m with an exchangeable (non-i.i.d.) prior needs the dense PD-MIP; "
+                "use --prior uniform or iid:… (the reduced PD-MIP), or --notion i / d"
+            )
+    else:
+        space.require_dense()
+        from .priors import parse_prior
+
+        prior = parse_prior(args.prior, space)
+    if args.solver is not None:
+        from .lp.backends import check_solver
+
+        check_solver(args.solver)
+    if not exists:
+        out.mkdir(parents=True)
+        print(f"created directory {out}", file=sys.stderr)
     from .curves import privacy_distortion_curve
     from .plotting import plot_privacy_distortion
+    from .progress import Progress
 
-    _, prior = _space_and_prior(args)
-    out = Path(args.out)
-    log = (lambda s: print(s, file=sys.stderr)) if not args.quiet else None
-    curve = privacy_distortion_curve(prior, args.notion, points=args.points, progress=log, solver=args.solver)
+    with Progress(args.points, f"curve ε_{args.notion}*(D)", quiet=args.quiet) as bar:
+        curve = privacy_distortion_curve(
+            prior, args.notion, points=args.points, progress=bar, solver=args.solver
+        )
     paths = [curve.to_csv(out / f"curve_{args.notion}.csv")]
     paths += plot_privacy_distortion([curve], out / f"curve_{args.notion}")
     for p in paths:
@@ -226,31 +335,55 @@ def _cmd_curve(args) -> int:
 def _cmd_reproduce(args) -> int:
     from .reproduce import reproduce
 
+    out, exists = check_output_dir(args.out)
     reproduce(args.out, progress=lambda s: print(s, file=sys.stderr, flush=True), quick=args.quick)
     print(Path(args.out) / "REPORT.md")
     return 0
 
 
+# ----------------------------------------------------------------------------------------------- parser
+def _unavailable(module: str, exc: BaseException):
+    def handler(args) -> int:  # noqa: ANN001
+        print(
+            f"error: the {args.command} subcommand is unavailable: importing {module} failed "
+            f"({type(exc).__name__}: {exc})",
+            file=sys.stderr,
+        )
+        return EXIT_CODES["failed"]
+
+    return handler
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="python -m problems",
-        description="Convex programs for information-theoretic data privacy (nats unless --bits).",
+        description="Convex programs for information-theoretic data privacy. Inputs in nats; --unit bits "
+        "converts information quantities on output. Exit codes: 0 certified, 1 infeasible, 2 bad input, "
+        "3 not certified, 4 too large (docs/cli.md).",
     )
+    add_version(parser, "python -m problems")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("solve", help="solve PD-I, PD-DP, R-PD or PD-MIP (paper 002)")
     p.add_argument("program", choices=PROGRAMS)
-    _add_space_args(p)
-    p.add_argument("--eps", type=float, help="privacy level ε in nats (PD-I, PD-DP, R-PD)")
-    p.add_argument("--distortion", type=float, help="distortion bound D in [0, n] (PD-MIP)")
-    p.add_argument(
-        "--solver",
-        help="back end tried first (clarabel, highs, scs, cvxpy, structured, block; PD-MIP: a CVXPY conic "
+    add_space_options(p)
+    p.add_argument("--eps", type=privacy_level, help="privacy level ε in nats (PD-I, PD-DP, R-PD)")
+    p.add_argument("--distortion", type=distortion_level, help="distortion bound D in [0, n] (PD-MIP)")
+    add_solver_option(
+        p,
+        "back end tried first (clarabel, highs, scs, cvxpy, structured, block; PD-MIP: a CVXPY conic "
         "solver); the others are tried if it fails. An unknown name is bad input (exit 2)",
     )
-    p.add_argument("--bits", action="store_true", help="report PD-MIP's value in bits")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--export", help="write the mechanism to PATH (.npy, .csv or .json)")
+    add_unit_option(p, "PD-MIP value (mutual information)")
+    add_json_option(p)
+    add_export_option(p)
+    p.add_argument(
+        "--export-level",
+        choices=("database", "types"),
+        default="database",
+        help="database: the N×N matrix W[x, y] (N ≤ 4096; reduced results are lifted); types: the reduced "
+        "program's own mechanism (type- or row-level), recorded in the file's metadata",
+    )
     p.add_argument(
         "--path",
         choices=("auto", "dense", "reduced", "lp", "theorem"),
@@ -262,17 +395,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_solve)
 
     p = sub.add_parser("constants", help="ε_X, ε̃_X and h(ε̃_X) of a prior")
-    _add_space_args(p)
-    p.add_argument("--json", action="store_true")
+    add_space_options(p)
+    add_json_option(p)
     p.set_defaults(func=_cmd_constants)
 
     p = sub.add_parser("curve", help="privacy–distortion curve ε*(D) as CSV and PNG/SVG")
-    _add_space_args(p)
+    add_space_options(p)
     p.add_argument("--notion", choices=("i", "d", "m"), required=True)
-    p.add_argument("--points", type=int, default=30)
-    p.add_argument("--out", required=True, help="output directory")
-    p.add_argument("--solver")
-    p.add_argument("--quiet", action="store_true", help="no progress lines")
+    p.add_argument("--points", type=positive_int, default=30, help="grid points in (0, n], ≥ 1 (default 30)")
+    p.add_argument("--out", required=True, help="output directory (created if missing, and said so)")
+    add_solver_option(p)
+    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     p.set_defaults(func=_cmd_curve)
 
     p = sub.add_parser("reproduce", help="regenerate the papers' figures and checks into DIR")
@@ -280,29 +413,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quick", action="store_true", help="smaller instances (for smoke tests)")
     p.set_defaults(func=_cmd_reproduce)
 
-    for module in ("problems.information.cli", "problems.design.cli"):
-        mod = __import__(module, fromlist=["register"])
+    for module, commands in SUBCOMMAND_MODULES.items():
+        try:
+            mod = importlib.import_module(module)
+        except Exception as exc:  # noqa: BLE001 - reported, never silently dropped
+            for command in commands:
+                q = sub.add_parser(command, help=f"(unavailable: {type(exc).__name__} importing {module})")
+                q.set_defaults(func=_unavailable(module, exc))
+            continue
         mod.register(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    try:
-        return int(args.func(args) or 0)
-    except InvalidInputError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_CODES["bad-input"]
-    except InfeasibleProgramError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_CODES["infeasible"]
-    except ProblemTooLargeError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_CODES["too-large"]
-    except (SolverFailedError, PrivacyToolkitError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_CODES["failed"]
+    args = parse_args(build_parser(), argv)
+    if isinstance(args, int):
+        return args
+    return run(args.func, args)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -98,7 +98,7 @@ def default_grid(n: int, points: int) -> np.ndarray:
 
 
 def privacy_distortion_curve(
-    prior: Prior,
+    prior,  # Prior or problems.orbit.SymmetricPrior (the reduced programs: any n)
     notion: str,
     *,
     points: int = 30,
@@ -111,11 +111,25 @@ def privacy_distortion_curve(
         from .errors import InvalidInputError
 
         raise InvalidInputError(f"notion must be one of {sorted(NOTIONS)} (i, d, m), got {notion!r}")
+    from .errors import InvalidInputError
+
+    if isinstance(points, bool) or not isinstance(points, (int, np.integer)) or points < 1:
+        raise InvalidInputError(f"points must be an integer ≥ 1, got {points!r}")
     n, m = prior.n, prior.m
     grid = default_grid(n, points) if distortions is None else np.asarray(distortions, dtype=float)
-    eX, eT = eps_X(prior), eps_tilde(prior)
     start = time.perf_counter()
-    program = {"d": PDDP, "i": PDI, "m": PDMIP}[notion](prior, solver=solver)
+    name = {"d": "pd-dp", "i": "pd-i", "m": "pd-mip"}[notion]
+    if isinstance(prior, Prior):
+        eX, eT = eps_X(prior), eps_tilde(prior)
+        program = {"d": PDDP, "i": PDI, "m": PDMIP}[notion](prior, solver=solver)
+    else:  # a SymmetricPrior: the orbit-reduced programs, never the mⁿ pmf
+        from .orbit import make_program
+        from .prior_constants import symmetric_constants
+
+        consts = symmetric_constants(prior)
+        eX = consts["eps_X"]
+        eT = math.nan if consts["eps_tilde"] is None else consts["eps_tilde"]
+        program = make_program(name, prior, path="reduced", solver=solver)
     eps = np.empty(grid.size)
     solves = np.zeros(grid.size, dtype=int)
     resid = np.zeros(grid.size)
@@ -146,5 +160,9 @@ def privacy_distortion_curve(
         solves=solves,
         max_residual=resid,
         seconds=time.perf_counter() - start,
-        extras={"h_at_eps_tilde": float(h(eT, n, m)) if math.isfinite(eT) else 0.0},
+        extras={
+            "h_at_eps_tilde": float(h(eT, n, m))
+            if math.isfinite(eT)
+            else (math.nan if math.isnan(eT) else 0.0)
+        },
     )

@@ -64,8 +64,8 @@ def _slope(program, res: SolveResult) -> float:  # noqa: ANN001
             a = math.exp(res.eps) / (m - 1)
             return -n * a / (1.0 + a) ** 2
         return math.nan  # no slope: the root finder bisects
-    last = getattr(program.lp, "last", None)
-    if last is None:
+    last = getattr(getattr(program, "lp", None), "last", None)
+    if last is None or not hasattr(program.lp, "sensitivity"):
         return math.nan
     return program.lp.sensitivity(last)
 
@@ -87,7 +87,8 @@ def privacy_for_distortion(
     n, m = space.n, space.m
     D = check_distortion(distortion, n)
     name = program.program
-    eps_min = program.eps_X if isinstance(program, PDI) else 0.0
+    # PD-I (dense or reduced) starts at ε_X; PD-DP at 0
+    eps_min = float(getattr(program, "eps_X", 0.0)) if name == "pd-i" else 0.0
     if math.isinf(eps_min):
         raise InfeasibleProgramError(
             name, "ε_X = ∞ (the prior has zero-mass databases): PD-I is never feasible"

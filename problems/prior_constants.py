@@ -156,3 +156,27 @@ def _real_roots_in(coef: np.ndarray, lo: float, hi: float) -> np.ndarray:
     if not found:
         return np.empty(0)
     return np.unique(np.concatenate(found))
+
+
+def symmetric_constants(prior) -> dict:  # noqa: ANN001 - SymmetricPrior (import cycle avoided)
+    """ε_X and ε̃_X of a row-permutation-invariant prior without building its mⁿ pmf.
+
+    ε_X is taken over the moves between x-types (the reduced programs' :func:`problems.orbit.programs._eps_X`);
+    ε̃_X is exact for uniform and i.i.d. priors (:func:`eps_tilde_iid`), from the dense pmf for exchangeable
+    mixtures with N ≤ 4096, and ``None`` (with a note) beyond.
+    """
+    from .database import DENSE_LIMIT
+    from .orbit.programs import _eps_X
+
+    out: dict = {"eps_X": _eps_X(prior)}
+    if prior.kind in ("uniform", "iid"):
+        out["eps_tilde"] = eps_tilde_iid(prior.row_pmfs[0])
+    elif prior.m**prior.n <= DENSE_LIMIT:
+        out["eps_tilde"] = eps_tilde(prior.to_prior())
+    else:
+        out["eps_tilde"] = None
+        out["note"] = (
+            f"ε̃_X of an exchangeable mixture is computed on the dense pmf (N ≤ {DENSE_LIMIT}); "
+            f"here N = {prior.m}^{prior.n}"
+        )
+    return out

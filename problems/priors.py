@@ -15,12 +15,15 @@ constructor        distribution                                                 
 =================  ===============================================================  ============
 
 Validation (typed errors, :class:`~problems.errors.InvalidPriorError`): the pmf must be finite, non-negative,
-of length N = mⁿ (or shape (m,)*n), and sum to 1 within 1e-9.
+of length N = mⁿ (or shape (m,)*n), and sum to 1 within 1e-9.  A pmf whose sum is off by more than 1e-9 but
+less than :data:`RENORMALISE_TOLERANCE` = 1e-6 (rounded decimals such as ``0.3333,0.3333,0.3333``) is divided
+by its sum with a :class:`RenormalisedWarning` that names the sum; beyond 1e-6 it is an error naming the sum.
+Command-line specs accept fractions: ``iid:1/3,1/3,1/3``.
 """
 
 from __future__ import annotations
 
-import json
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,11 +31,13 @@ from pathlib import Path
 import numpy as np
 
 from .database import DatabaseSpace
-from .errors import InvalidInputError, InvalidPriorError, ShapeMismatchError
+from .errors import InvalidInputError, InvalidPriorError, ProblemTooLargeError, ShapeMismatchError
 
 __all__ = [
     "Prior",
     "SUM_TOLERANCE",
+    "RENORMALISE_TOLERANCE",
+    "RenormalisedWarning",
     "validate_pmf",
     "uniform",
     "iid",
@@ -41,14 +46,32 @@ __all__ = [
     "from_pmf",
     "from_file",
     "parse_prior",
+    "parse_number",
+    "require_prior",
+    "require_pmf_size",
+    "PMF_LIMIT",
 ]
 
 SUM_TOLERANCE = 1e-9
+#: A pmf whose sum is within this of 1 (but not within SUM_TOLERANCE) is renormalised with a warning.
+RENORMALISE_TOLERANCE = 1e-6
+
+
+class RenormalisedWarning(UserWarning):
+    """A pmf summed to 1 within 1e-6 but not within 1e-9 and was divided by its sum."""
 
 
 def validate_pmf(values, length: int | None = None, *, name: str = "pmf") -> np.ndarray:
-    """Return ``values`` as a float vector after checking it is a pmf (finite, ≥ 0, sums to 1 ± 1e-9)."""
-    p = np.asarray(values, dtype=float)
+    """Return ``values`` as a float vector after checking it is a pmf (finite, ≥ 0, sums to 1 ± 1e-9).
+
+    A sum off by less than 1e-6 is renormalised with a :class:`RenormalisedWarning`.
+    """
+    try:
+        p = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        raise InvalidPriorError(
+            f"{name} must be a sequence of numbers, got {type(values).__name__}"
+        ) from None
     if p.ndim != 1:
         p = p.reshape(-1)
     if length is not None and p.size != length:
@@ -57,15 +80,27 @@ def validate_pmf(values, length: int | None = None, *, name: str = "pmf") -> np.
         raise InvalidPriorError(f"{name} is empty")
     if not np.all(np.isfinite(p)):
         bad = int(np.flatnonzero(~np.isfinite(p))[0])
-        raise InvalidPriorError(f"{name} has a non-finite entry {p[bad]!r} at index {bad}")
+        raise InvalidPriorError(
+            f"{name} has a non-finite entry {float(p[bad])!r} at index {bad}; entries must be finite numbers ≥ 0"
+        )
     if np.any(p < 0):
         bad = int(np.argmin(p))
         raise InvalidPriorError(
             f"{name} has a negative entry {p[bad]:.6g} at index {bad}; entries must be ≥ 0"
         )
     total = float(p.sum())
+    if abs(total - 1.0) > RENORMALISE_TOLERANCE:
+        raise InvalidPriorError(
+            f"{name} sums to {total:.12g}; it must sum to 1 (within {SUM_TOLERANCE:g}; sums off by less than "
+            f"{RENORMALISE_TOLERANCE:g} are renormalised)"
+        )
     if abs(total - 1.0) > SUM_TOLERANCE:
-        raise InvalidPriorError(f"{name} sums to {total:.12g}; it must sum to 1 within {SUM_TOLERANCE:g}")
+        warnings.warn(
+            f"{name} sums to {total:.12g}, not 1; renormalised (divided by its sum)",
+            RenormalisedWarning,
+            stacklevel=2,
+        )
+        p = p / total
     return p
 
 
@@ -136,6 +171,18 @@ class Prior:
         return d
 
 
+def require_prior(prior, program: str) -> Prior:
+    """``prior`` if it is a :class:`Prior`; else :class:`InvalidPriorError` saying how to build one."""
+    if isinstance(prior, Prior):
+        return prior
+    hint = (
+        "convert it with .to_prior() (small n) or use problems.orbit.make_program for the reduced path"
+        if hasattr(prior, "to_prior")
+        else "build one with problems.priors.from_pmf(DatabaseSpace(n, m), pmf), iid(space, row) or uniform(space)"
+    )
+    raise InvalidPriorError(f"{program} takes a problems.priors.Prior, got {type(prior).__name__}; {hint}")
+
+
 def _product_pmf(space: DatabaseSpace, row: np.ndarray) -> np.ndarray:
     out = np.ones(1)
     for _ in range(space.n):
@@ -172,7 +219,7 @@ def contagious(space: DatabaseSpace, weight: float, row_pmf: Sequence[float] | N
     π^{⊗n} with the degenerate i.i.d. priors δ_a^{⊗n}; it has full support iff w < 1 and π > 0.
     """
     if not (0.0 <= float(weight) <= 1.0):
-        raise InvalidPriorError(f"contagious weight must be in [0, 1], got {weight!r}")
+        raise InvalidPriorError(f"contagious weight must be in [0, 1], got {float(weight)!r}")
     row = (
         np.full(space.m, 1.0 / space.m) if row_pmf is None else validate_pmf(row_pmf, space.m, name="row pmf")
     )
@@ -184,7 +231,12 @@ def contagious(space: DatabaseSpace, weight: float, row_pmf: Sequence[float] | N
 
 def from_pmf(space: DatabaseSpace, pmf, name: str = "explicit pmf") -> Prior:
     """A prior from an explicit pmf: a length-N vector or an ``(m,)*n`` array, in itertools.product order."""
-    arr = np.asarray(pmf, dtype=float)
+    if not isinstance(space, DatabaseSpace):
+        raise InvalidInputError(f"from_pmf takes a DatabaseSpace first, got {type(space).__name__}")
+    try:
+        arr = np.asarray(pmf, dtype=float)
+    except (TypeError, ValueError):
+        raise InvalidPriorError(f"a pmf must be an array of numbers, got {type(pmf).__name__}") from None
     if arr.shape not in ((space.size,), space.shape):
         raise ShapeMismatchError(
             f"a pmf on {space.m}^{space.n} databases has shape ({space.size},) or {space.shape}; got {arr.shape}"
@@ -197,33 +249,75 @@ def from_file(space: DatabaseSpace, path: str | Path) -> Prior:
 
     A JSON file holds either a list of N numbers or an object with key ``"pmf"``.
     """
+    from .fileio import read_csv_numbers, read_json_numbers, read_npy
+
     path = Path(path)
-    if not path.exists():
-        raise InvalidInputError(f"prior file {str(path)!r} does not exist")
     suffix = path.suffix.lower()
-    try:
-        if suffix == ".npy":
-            arr = np.load(path, allow_pickle=False)
-        elif suffix == ".csv":
-            text = path.read_text().replace("\n", ",")
-            arr = np.array([float(t) for t in text.split(",") if t.strip()])
-        elif suffix == ".json":
-            obj = json.loads(path.read_text())
-            arr = np.asarray(obj["pmf"] if isinstance(obj, dict) else obj, dtype=float)
-        else:
-            raise InvalidInputError(f"prior file must end in .npy, .csv or .json, got {path.name!r}")
-    except (ValueError, KeyError, json.JSONDecodeError) as exc:
-        if isinstance(exc, InvalidInputError):
-            raise
-        raise InvalidPriorError(f"could not read a pmf from {str(path)!r}: {exc}") from exc
+    if suffix not in (".npy", ".csv", ".json"):
+        raise InvalidInputError(f"prior file must end in .npy, .csv or .json, got {path.name!r}")
+    if path.exists() and path.is_file():
+        # A prior file holds N = mⁿ numbers: refuse one whose size cannot match before reading it.
+        expected = space.size
+        size = path.stat().st_size
+        if suffix == ".npy" and size > 8 * expected + 4096:
+            raise ShapeMismatchError(
+                f"prior file {str(path)!r} has {size} bytes, more than a pmf on {space.m}^{space.n} = {expected} "
+                "databases can take"
+            )
+    if suffix == ".npy":
+        arr = read_npy(path, "prior", InvalidPriorError)
+    elif suffix == ".csv":
+        arr = read_csv_numbers(path, "prior", InvalidPriorError)
+    else:
+        arr = read_json_numbers(path, "prior", "pmf", InvalidPriorError)
     return from_pmf(space, arr, name=f"file:{path.name}")
 
 
-def _floats(text: str, what: str) -> list[float]:
+def parse_number(token: str, what: str = "number") -> float:
+    """A float from a decimal (``0.25``) or a fraction (``1/3``); bad input otherwise."""
+    t = token.strip()
     try:
-        return [float(t) for t in text.split(",") if t.strip()]
-    except ValueError as exc:
-        raise InvalidInputError(f"{what}: expected comma-separated numbers, got {text!r}") from exc
+        if "/" in t:
+            num, den = t.split("/")
+            value = float(num) / float(den)
+        else:
+            value = float(t)
+    except (ValueError, ZeroDivisionError):
+        raise InvalidInputError(
+            f"{what}: {t!r} is not a number (decimals like 0.25 or fractions like 1/3)"
+        ) from None
+    return value
+
+
+def _floats(text: str, what: str) -> list[float]:
+    tokens = [t for t in text.split(",") if t.strip()]
+    if not tokens:
+        raise InvalidInputError(f"{what}: expected comma-separated numbers, got {text!r}")
+    return [parse_number(t, what) for t in tokens]
+
+
+#: The largest N = mⁿ for which a pmf is built (8 bytes each; the dense programs stop at 4096 anyway).
+PMF_LIMIT = 2**20
+
+
+def require_pmf_size(space: DatabaseSpace) -> None:
+    """Refuse (ProblemTooLargeError) to build a pmf on more than :data:`PMF_LIMIT` databases."""
+    if space.size > PMF_LIMIT:
+        raise ProblemTooLargeError(
+            f"a prior on {space.m}^{space.n} = {float(space.size):.4g} databases would be stored as a vector of "
+            f"that length; this path accepts N ≤ {PMF_LIMIT} (n ≤ {_max_n(space.m)} for m = {space.m}). For "
+            "uniform, iid and contagious priors use the reduced path (python -m problems solve … --path reduced), "
+            "which never builds the pmf",
+            size=space.size,
+            limit=PMF_LIMIT,
+        )
+
+
+def _max_n(m: int) -> int:
+    n = 1
+    while m ** (n + 1) <= PMF_LIMIT:
+        n += 1
+    return n
 
 
 def parse_prior(spec: str, space: DatabaseSpace) -> Prior:
@@ -232,8 +326,14 @@ def parse_prior(spec: str, space: DatabaseSpace) -> Prior:
     ``uniform`` | ``iid:P0,P1,…`` (row pmf) | ``pmf:P0,…,P(N−1)`` | ``file:PATH`` |
     ``contagious:W`` or ``contagious:W:P0,P1,…`` (see :func:`contagious`).
     """
+    if not isinstance(spec, str) or not spec.strip():
+        raise InvalidInputError(
+            "the prior spec is empty; use uniform, iid:P0,P1,…, pmf:P0,…, file:PATH or contagious:W[:P0,P1,…]"
+        )
     kind, _, rest = spec.partition(":")
     kind = kind.strip().lower()
+    if kind in ("uniform", "iid", "pmf", "file", "contagious"):
+        require_pmf_size(space)
     if kind == "uniform" and not rest:
         return uniform(space)
     if kind == "iid":
@@ -246,6 +346,10 @@ def parse_prior(spec: str, space: DatabaseSpace) -> Prior:
         w, _, row = rest.partition(":")
         return contagious(
             space, _floats(w, "--prior contagious weight")[0], _floats(row, "row") if row else None
+        )
+    if kind == "mixture":
+        raise InvalidInputError(
+            "--prior mixture:… is read by the reduced path only (python -m problems solve … --path reduced)"
         )
     raise InvalidInputError(
         f"unknown prior spec {spec!r}; use uniform, iid:P0,P1,…, pmf:P0,…, file:PATH or contagious:W[:P0,P1,…]"

@@ -124,7 +124,7 @@ def test_cli_exit_codes_follow_the_certificate(capsys, monkeypatch):
 @pytest.mark.parametrize(
     "argv,match",
     [
-        (["solve", "pd-dp", "--n", "2", "--m", "2", "--eps", "-1"], "ε must be ≥ 0"),
+        (["solve", "pd-dp", "--n", "2", "--m", "2", "--eps", "-1"], "ε must be a finite number ≥ 0"),
         (["solve", "pd-mip", "--n", "2", "--m", "2", "--distortion", "3"], r"\[0, 2\]"),
         (
             ["solve", "pd-dp", "--n", "2", "--m", "2", "--prior", "pmf:0.5,0.6,-0.1,0", "--eps", "1"],

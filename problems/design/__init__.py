@@ -2,8 +2,32 @@
 
 from __future__ import annotations
 
-from .problem import DISTORTIONS, QUERIES, DesignProblem, VertexSet, design_problem, enumerate_vertices
-from .program import IPDesign, design_mechanism, ip_privacy_distortion, neighbour_vertices, recompute_c1
+import importlib as _importlib
+
+# Imported on first use (PEP 562), so the command line stays fast: ``from problems.design import X`` works as usual.
+_LAZY: dict[str, str] = {
+    "DISTORTIONS": ".problem",
+    "QUERIES": ".problem",
+    "DesignProblem": ".problem",
+    "VertexSet": ".problem",
+    "design_problem": ".problem",
+    "enumerate_vertices": ".problem",
+    "IPDesign": ".program",
+    "design_mechanism": ".program",
+    "ip_privacy_distortion": ".program",
+    "neighbour_vertices": ".program",
+    "recompute_c1": ".program",
+}
+
+
+def __getattr__(name: str):
+    target = _LAZY.get(name)
+    if target is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(_importlib.import_module(target, __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "DISTORTIONS",

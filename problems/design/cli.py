@@ -1,8 +1,10 @@
 """Command line for optimal information-private mechanism design, and the reproduction of its figures.
 
 ``design --query {identity,count,sum,max,min} --n N --m M --eps E [--distortion {hamming,absolute,squared}]
-[--outputs K] [--prior SPEC] [--factor-through-query] [--worst-case] [--method {auto,full,cg}] [--bits]
-[--json] [--export PATH]``
+[--outputs K] [--prior SPEC] [--factor-through-query] [--worst-case] [--method {auto,full,cg}]
+[--unit {nats,bits}] [--json] [--export PATH]``
+
+ε is always given in nats; ``--unit bits`` (or ``--bits``) reports ε, C1 and the duals in bits.
 
 Importing this module is cheap: the numerical modules are imported inside the handlers.
 """
@@ -11,7 +13,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import sys
 import time
 from collections.abc import Callable
@@ -32,33 +33,53 @@ def register(subparsers) -> None:
             "C(B) <= eps for every vertex channel B of every individual (paper 000, Theorem 2)."
         ),
     )
+    from ..cli_common import (
+        add_export_option,
+        add_json_option,
+        add_space_options,
+        add_unit_option,
+        positive_int,
+        privacy_level,
+    )
+
     p.add_argument("--query", choices=_QUERIES, default="count")
-    p.add_argument("--n", type=int, required=True, help="number of records")
-    p.add_argument("--m", type=int, default=2, help="values per record")
-    p.add_argument("--eps", type=float, required=True, help="privacy level (nats; bits with --bits)")
+    add_space_options(p, default_m=2)
+    p.add_argument("--eps", type=privacy_level, required=True, help="privacy level ε in nats")
     p.add_argument("--distortion", choices=("hamming", "absolute", "squared"), default="hamming")
-    p.add_argument("--outputs", type=int, default=None, help="K evenly spaced outputs (scalar queries)")
     p.add_argument(
-        "--prior", default="uniform", help="uniform | iid:P0,P1,.. | pmf:.. | file:PATH | contagious:W"
+        "--outputs", type=positive_int, default=None, help="K evenly spaced outputs (scalar queries)"
     )
     p.add_argument("--factor-through-query", action="store_true", help="restrict to p(y|x) = w(y|f(x))")
     p.add_argument("--worst-case", action="store_true", help="minimise max_x E[d | x] instead of E[d]")
     p.add_argument("--method", choices=("auto", "full", "cg"), default="auto")
-    p.add_argument("--bits", action="store_true", help="eps and C1 in bits")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--export", help="write the mechanism to PATH (.npy, .csv or .json)")
+    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    add_unit_option(p, "privacy level ε and the capacities C1")
+    add_json_option(p)
+    add_export_option(p)
     p.set_defaults(func=_cmd_design)
 
 
 def _cmd_design(args) -> int:
+    from ..cli_common import check_output_file, print_json, resolve_unit
     from ..database import DatabaseSpace
+    from ..errors import InvalidInputError, PrivacyToolkitError
+    from ..lp.status import EXIT_CODES
+
+    unit = resolve_unit(args)
+    export = check_output_file(args.export, suffixes=(".npy", ".csv", ".json")) if args.export else None
+    if args.outputs is not None and args.query == "identity":
+        raise InvalidInputError(
+            "--outputs does not apply to the identity query (its outputs are the databases)"
+        )
+    space = DatabaseSpace(args.n, args.m)
+    space.require_dense()  # the design programs are over all N = mⁿ databases
     from ..export import export_mechanism
     from ..priors import parse_prior
+    from ..progress import Progress
+    from ..units import to_unit
     from .problem import design_problem
     from .program import IPDesign
 
-    unit = "bits" if args.bits else "nats"
-    space = DatabaseSpace(args.n, args.m)
     prior = parse_prior(args.prior, space)
     problem = design_problem(space, args.query, outputs=args.outputs, distortion=args.distortion, prior=prior)
     design = IPDesign(
@@ -67,7 +88,9 @@ def _cmd_design(args) -> int:
         objective="worst" if args.worst_case else "expected",
         method=args.method,
     )
-    res = design.solve(args.eps, unit=unit)
+    with Progress(design.max_iterations, "design (constraint generation)", quiet=args.quiet) as bar:
+        design.progress = bar if design.method == "cg" else None
+        res = design.solve(float(to_unit(args.eps, unit)), unit=unit)  # ε given in nats, reported in unit
     x = res.extras
     out = {
         "status": str(res.status),
@@ -92,14 +115,18 @@ def _cmd_design(args) -> int:
         "solver": res.stats.to_dict(),
         "problem": x["problem"],
     }
-    if args.export:
-        out["export"] = str(
-            export_mechanism(
-                res.mechanism, args.export, metadata={k: out[k] for k in out if k != "active_vertices"}
+    export_error = None
+    if export is not None:
+        try:
+            out["export"] = str(
+                export_mechanism(
+                    res.mechanism, export, metadata={k: out[k] for k in out if k != "active_vertices"}
+                )
             )
-        )
+        except (PrivacyToolkitError, OSError) as exc:  # the result is printed anyway
+            export_error = exc
     if args.json:
-        print(json.dumps(out, indent=1))
+        print_json(out, unit=unit)
     else:
         print(
             f"{problem.query} query, n = {args.n}, m = {args.m}, {args.distortion} distortion, prior {prior.name}"
@@ -115,9 +142,12 @@ def _cmd_design(args) -> int:
             f"  status {res.status}: bounds [{res.bounds.lower:.9g}, {res.bounds.upper:.9g}], "
             f"max KKT residual {res.certificate.max_residual:.2e}"
         )
-        if args.export:
+        if "export" in out:
             print(f"  mechanism written to {out['export']}")
-    return 0 if res.certified else 3  # the exit codes of docs/certificates.md
+    if export_error is not None:
+        print(f"error: the result above was not exported to {str(export)!r}: {export_error}", file=sys.stderr)
+        return EXIT_CODES["bad-input"]
+    return EXIT_CODES["optimal"] if res.certified else EXIT_CODES["inaccurate"]
 
 
 def _write_csv(path: Path, rows: list[dict]) -> Path:
@@ -138,11 +168,8 @@ def reproduce_section(out_dir: Path, progress: Callable[[str], None] = print) ->
 
     Writes ``design_comparison.{csv,png,svg}`` and ``design_privacy_distortion.{csv,png,svg}``.
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     import numpy as np
+    from matplotlib.figure import Figure  # no pyplot: the global matplotlib state is left alone
 
     from ..curves import privacy_distortion_curve
     from ..database import DatabaseSpace
@@ -162,7 +189,8 @@ def reproduce_section(out_dir: Path, progress: Callable[[str], None] = print) ->
     progress(f"design: comparison table, count query n=6, {len(eps_grid)} values of eps")
     rows = comparison_table(problem, eps_grid, factor=True)
     paths.append(_write_csv(out_dir / "design_comparison.csv", rows))
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    fig = Figure(figsize=(6.4, 4.2))
+    ax = fig.subplots()
     e = [r["eps"] for r in rows]
     styles = {
         "optimal_ip": ("optimal IP (this work)", "k-", 2.0),
@@ -183,7 +211,6 @@ def reproduce_section(out_dir: Path, progress: Callable[[str], None] = print) ->
     for ext in ("png", "svg"):
         fig.savefig(out_dir / f"design_comparison.{ext}", dpi=150)
         paths.append(out_dir / f"design_comparison.{ext}")
-    plt.close(fig)
     progress(f"design: comparison done in {time.perf_counter() - start:.1f} s")
 
     # 2. privacy-distortion functions on the identity query (n = 3 binary records, Hamming distortion)
@@ -205,7 +232,8 @@ def reproduce_section(out_dir: Path, progress: Callable[[str], None] = print) ->
         for k, D in enumerate(grid)
     ]
     paths.append(_write_csv(out_dir / "design_privacy_distortion.csv", crow))
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    fig = Figure(figsize=(6.4, 4.2))
+    ax = fig.subplots()
     ax.plot(grid, curves["i"].eps, "C0-o", ms=3, label="ε_i*(D) identifiability")
     ax.plot(grid, curves["d"].eps, "C1-s", ms=3, label="ε_d*(D) differential privacy")
     ax.plot(grid, curves["m"].eps, "C2-^", ms=3, label="ε_m*(D) mutual information (nats)")
@@ -219,7 +247,6 @@ def reproduce_section(out_dir: Path, progress: Callable[[str], None] = print) ->
     for ext in ("png", "svg"):
         fig.savefig(out_dir / f"design_privacy_distortion.{ext}", dpi=150)
         paths.append(out_dir / f"design_privacy_distortion.{ext}")
-    plt.close(fig)
     progress(f"design: privacy-distortion figure done; total {time.perf_counter() - start:.1f} s")
     return paths
 

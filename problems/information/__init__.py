@@ -7,71 +7,79 @@ All quantities are in nats; convert with :func:`problems.units.to_unit`.  See ``
 
 from __future__ import annotations
 
-from .basic_channels import (
-    Calibration,
-    DataIndependentReport,
-    NoiseComparison,
-    binary_entropy,
-    calibrate_exponential,
-    calibrate_gaussian,
-    calibrate_randomized_response,
-    data_independent_bound,
-    exponential_channel,
-    exponential_entropy,
-    gaussian_amplitude_capacity,
-    gaussian_capacity_bound,
-    gaussian_noise_comparison,
-    randomized_response_channel,
-)
-from .capacity import (
-    CapacityResult,
-    blahut_arimoto,
-    blahut_arimoto_batch,
-    capacity_bounds,
-    capacity_conic,
-    channel_capacity,
-    divergences,
-    mutual_information,
-)
-from .channel import PrivacyChannel, load_channel, validate_channel_array
-from .composition import (
-    BasicCompositionReport,
-    ParallelCompositionExample,
-    basic_composition,
-    compose_independent,
-    cross_capacity,
-    general_composition_channel,
-    group_capacity,
-    parallel_composition_example,
-)
-from .dependent import (
-    ContagiousExample,
-    DependentPrivacyReport,
-    Theorem2Bound,
-    blocks_prior,
-    clamped_geometric_count_channel,
-    contagious_example,
-    dependent_privacy_report,
-    information_privacy_ratios,
-    theorem2_bound,
-)
-from .individual_capacity import (
-    IndividualCapacityResult,
-    adversary_distribution,
-    individual_capacity,
-    information_privacy,
-)
-from .max_information import (
-    DPWitness,
-    MaxInformationResult,
-    dp_level,
-    dp_witness,
-    max_information,
-    max_information_independent,
-    optimise_max_information_independent,
-    product_prior,
-)
-from .vertex import VertexSearch, vertex_search
+import importlib as _importlib
+import sys as _sys
+import types as _types
+
+# Imported on first use (PEP 562), so the command line stays fast: ``from problems.information import X`` works as usual.
+_LAZY: dict[str, str] = {
+    "Calibration": ".basic_channels",
+    "DataIndependentReport": ".basic_channels",
+    "NoiseComparison": ".basic_channels",
+    "binary_entropy": ".basic_channels",
+    "calibrate_exponential": ".basic_channels",
+    "calibrate_gaussian": ".basic_channels",
+    "calibrate_randomized_response": ".basic_channels",
+    "data_independent_bound": ".basic_channels",
+    "exponential_channel": ".basic_channels",
+    "exponential_entropy": ".basic_channels",
+    "gaussian_amplitude_capacity": ".basic_channels",
+    "gaussian_capacity_bound": ".basic_channels",
+    "gaussian_noise_comparison": ".basic_channels",
+    "randomized_response_channel": ".basic_channels",
+    "CapacityResult": ".capacity",
+    "blahut_arimoto": ".capacity",
+    "blahut_arimoto_batch": ".capacity",
+    "capacity_bounds": ".capacity",
+    "capacity_conic": ".capacity",
+    "channel_capacity": ".capacity",
+    "divergences": ".capacity",
+    "mutual_information": ".capacity",
+    "PrivacyChannel": ".channel",
+    "load_channel": ".channel",
+    "validate_channel_array": ".channel",
+    "BasicCompositionReport": ".composition",
+    "ParallelCompositionExample": ".composition",
+    "basic_composition": ".composition",
+    "compose_independent": ".composition",
+    "cross_capacity": ".composition",
+    "general_composition_channel": ".composition",
+    "group_capacity": ".composition",
+    "parallel_composition_example": ".composition",
+    "ContagiousExample": ".dependent",
+    "DependentPrivacyReport": ".dependent",
+    "Theorem2Bound": ".dependent",
+    "blocks_prior": ".dependent",
+    "clamped_geometric_count_channel": ".dependent",
+    "contagious_example": ".dependent",
+    "dependent_privacy_report": ".dependent",
+    "information_privacy_ratios": ".dependent",
+    "theorem2_bound": ".dependent",
+    "IndividualCapacityResult": ".individual_capacity",
+    "adversary_distribution": ".individual_capacity",
+    "individual_capacity": ".individual_capacity",
+    "information_privacy": ".individual_capacity",
+    "DPWitness": ".max_information",
+    "MaxInformationResult": ".max_information",
+    "dp_level": ".max_information",
+    "dp_witness": ".max_information",
+    "max_information": ".max_information",
+    "max_information_independent": ".max_information",
+    "optimise_max_information_independent": ".max_information",
+    "product_prior": ".max_information",
+    "VertexSearch": ".vertex",
+    "vertex_search": ".vertex",
+}
+
+
+def __getattr__(name: str):
+    target = _LAZY.get(name)
+    if target is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(_importlib.import_module(target, __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     # channel
@@ -138,3 +146,15 @@ __all__ = [
     "group_capacity",
     "parallel_composition_example",
 ]
+
+
+class _Package(_types.ModuleType):
+    """Keeps the functions ``individual_capacity`` and ``max_information`` (not their submodules) as attributes."""
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if isinstance(value, _types.ModuleType) and _LAZY.get(name) == "." + name:
+            return  # the import system binding a submodule over the function of the same name
+        super().__setattr__(name, value)
+
+
+_sys.modules[__name__].__class__ = _Package

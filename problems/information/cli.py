@@ -25,26 +25,15 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-import numpy as np
-
-from ..errors import PrivacyToolkitError
-from .basic_channels import (
-    calibrate_exponential,
-    calibrate_gaussian,
-    calibrate_randomized_response,
-    data_independent_bound,
-    exponential_channel,
-    gaussian_amplitude_capacity,
-    gaussian_capacity_bound,
-    gaussian_noise_comparison,
-    randomized_response_channel,
+from ..cli_common import (
+    add_json_option,
+    add_unit_option,
+    finite_float,
+    positive_float,
+    print_json,
+    resolve_unit,
 )
-from .capacity import blahut_arimoto, capacity_conic
-from .channel import load_channel
-from .composition import basic_composition, cross_capacity, group_capacity, parallel_composition_example
-from .dependent import contagious_example
-from .individual_capacity import individual_capacity
-from .max_information import dp_level, max_information_independent
+from ..errors import PrivacyToolkitError
 
 __all__ = ["register", "reproduce_section"]
 
@@ -61,36 +50,50 @@ def register(subparsers) -> None:
         ),
     )
     p.add_argument("--channel", required=True, type=Path, help="path to a .npy channel array")
-    p.add_argument("--bits", action="store_true", help="report in bits instead of nats")
-    p.add_argument("--json", action="store_true", help="print a JSON object")
-    p.add_argument("--tol", type=float, default=1e-10, help="certified gap per vertex channel (nats)")
+    add_unit_option(p, "capacity C1")
+    add_json_option(p)
+    p.add_argument(
+        "--tol", type=positive_float, default=1e-10, help="certified gap per vertex channel (nats)"
+    )
     p.add_argument("--no-prune", action="store_true", help="evaluate every distinct vertex channel")
     p.set_defaults(func=_cmd_capacity)
 
     c = subparsers.add_parser("calibrate", help="calibrate a basic privacy channel to C1 <= eps (nats)")
     c.add_argument("mechanism", choices=["randomized-response", "exponential", "gaussian"])
-    c.add_argument("--eps", required=True, type=float, help="privacy level in nats")
+    c.add_argument("--eps", required=True, type=finite_float, help="privacy level in nats")
     c.add_argument("--k", type=int, default=None, help="number of outputs |Y| (exponential channel)")
-    c.add_argument("--T", type=float, default=None, help="output range [-T, T] (gaussian channel)")
-    c.add_argument("--json", action="store_true", help="print a JSON object")
+    c.add_argument("--T", type=finite_float, default=None, help="output range [-T, T] (gaussian channel)")
+    add_json_option(c)
     c.set_defaults(func=_cmd_calibrate)
 
 
-def _fail(msg: str) -> int:
+def _fail(msg: str | PrivacyToolkitError) -> int:
+    from ..errors import InvalidInputError, ProblemTooLargeError
+    from ..lp.status import EXIT_CODES
+
     print(f"error: {msg}", file=sys.stderr)
-    return 2
+    if isinstance(msg, ProblemTooLargeError):
+        return EXIT_CODES["too-large"]
+    if isinstance(msg, PrivacyToolkitError) and not isinstance(msg, InvalidInputError):
+        return EXIT_CODES["failed"]
+    return EXIT_CODES["bad-input"]
 
 
 def _cmd_capacity(args: argparse.Namespace) -> int:
-    unit = "bits" if args.bits else "nats"
+    import numpy as np
+
+    from .channel import load_channel
+    from .individual_capacity import individual_capacity
+
+    unit = resolve_unit(args)
     try:
         ch = load_channel(args.channel)
         res = individual_capacity(ch, tol=args.tol, prune=not args.no_prune)
     except PrivacyToolkitError as exc:
-        return _fail(str(exc))
+        return _fail(exc)
     d = res.to_dict(unit)
     if args.json:
-        print(json.dumps(d, indent=2))
+        print_json(d, unit=unit)
     else:
         print(
             f"C1 = {d['C1']:.10g} {unit}  (certified in [{d['lower_bound']:.10g}, {d['upper_bound']:.10g}])"
@@ -106,6 +109,8 @@ def _cmd_capacity(args: argparse.Namespace) -> int:
 
 
 def _cmd_calibrate(args: argparse.Namespace) -> int:
+    from .basic_channels import calibrate_exponential, calibrate_gaussian, calibrate_randomized_response
+
     try:
         if args.mechanism == "randomized-response":
             cal = calibrate_randomized_response(args.eps)
@@ -118,10 +123,10 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
                 return _fail("calibrate gaussian needs --T T (outputs lie in [-T, T], T > 0)")
             cal = calibrate_gaussian(args.eps, args.T)
     except PrivacyToolkitError as exc:
-        return _fail(str(exc))
+        return _fail(exc)
     d = cal.to_dict()
     if args.json:
-        print(json.dumps(d, indent=2, default=float))
+        print_json(d, unit="nats")
     else:
         print(
             f"{cal.mechanism}: {cal.parameter} = {cal.value:.12g}  (C1 bound {cal.capacity_bound:.6g} nats)"
@@ -153,10 +158,25 @@ def reproduce_section(out_dir: Path, progress: Callable[[str], None]) -> list[st
     randomized-response channel against ε with the calibration curve, and the Gaussian bound vs the
     amplitude-constrained capacity (PNG + SVG).
     """
-    import matplotlib
+    import numpy as np
+    from matplotlib.figure import Figure  # no pyplot: the global matplotlib state is left alone
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from .basic_channels import (
+        calibrate_exponential,
+        calibrate_gaussian,
+        calibrate_randomized_response,
+        data_independent_bound,
+        exponential_channel,
+        gaussian_amplitude_capacity,
+        gaussian_capacity_bound,
+        gaussian_noise_comparison,
+        randomized_response_channel,
+    )
+    from .capacity import blahut_arimoto, capacity_conic
+    from .composition import basic_composition, cross_capacity, group_capacity, parallel_composition_example
+    from .dependent import contagious_example
+    from .individual_capacity import individual_capacity
+    from .max_information import dp_level, max_information_independent
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -304,7 +324,8 @@ def reproduce_section(out_dir: Path, progress: Callable[[str], None]) -> list[st
         N = calibrate_gaussian(e, T).value
         gb.append(gaussian_capacity_bound(N, T))
         ga.append(gaussian_amplitude_capacity(N, T, n_inputs=21, n_outputs=401))
-    fig, ax = plt.subplots(1, 2, figsize=(10, 4))
+    fig = Figure(figsize=(10, 4))
+    ax = fig.subplots(1, 2)
     ax[0].plot(eps_grid, eps_grid, "k--", lw=1, label="C1 = eps")
     ax[0].plot(eps_grid, c1, "o", ms=4, label="C1 of RR(p*) (Theorem 2)")
     ax[0].set_xlabel("eps (nats)")
@@ -322,7 +343,6 @@ def reproduce_section(out_dir: Path, progress: Callable[[str], None]) -> list[st
         path = out_dir / f"info_calibration.{ext}"
         fig.savefig(path, dpi=120)
         written.append(str(path))
-    plt.close(fig)
     meta = out_dir / "info_summary.json"
     meta.write_text(json.dumps({"written": written, "unit": "nats", "time": time.time()}, indent=2))
     written.append(str(meta))

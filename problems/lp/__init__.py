@@ -7,11 +7,29 @@
 * :mod:`problems.lp.status` — the status enum and the exit codes.
 """
 
-from .backends import BACKENDS, BackendError, RawSolution, backend, resolve_order
-from .bounds import RELATIVE_GAP, Bounds, certified, certify, lower_bound, repair, upper_bound, verify
-from .chain import Attempt, LPSolution, solve
-from .spec import RatioLPSpec, dense_spec, reduced_spec
-from .status import EXIT_CODES, Status
+import importlib as _importlib
+
+# Imported on first use (PEP 562): ``problems.lp.status`` (the exit codes) must not pull in the back ends.
+_LAZY: dict[str, str] = {
+    **dict.fromkeys(("BACKENDS", "BackendError", "RawSolution", "backend", "resolve_order"), ".backends"),
+    **dict.fromkeys(
+        ("RELATIVE_GAP", "Bounds", "certified", "certify", "lower_bound", "repair", "upper_bound", "verify"),
+        ".bounds",
+    ),
+    **dict.fromkeys(("Attempt", "LPSolution", "solve"), ".chain"),
+    **dict.fromkeys(("RatioLPSpec", "dense_spec", "reduced_spec"), ".spec"),
+    **dict.fromkeys(("EXIT_CODES", "Status"), ".status"),
+}
+
+
+def __getattr__(name: str):
+    target = _LAZY.get(name)
+    if target is None:
+        raise AttributeError(f"module 'problems.lp' has no attribute {name!r}")
+    value = getattr(_importlib.import_module(target, __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "BACKENDS",

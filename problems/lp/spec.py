@@ -203,6 +203,16 @@ def dense_spec(
     """
     space.require_dense()
     N = space.size
+    K_out = int(np.shape(cost)[1]) if np.ndim(cost) == 2 else N
+    from ..resources import BASE_MEMORY, BYTES_PER_RATIO_ROW, require_memory
+
+    require_memory(
+        BASE_MEMORY + BYTES_PER_RATIO_ROW * float(N) * K_out * space.n * (space.m - 1),
+        f"the dense {program} LP on N = {N} databases ({N}×{K_out} variables, "
+        f"{N * K_out * space.n * (space.m - 1)} ratio rows)",
+        "Use the reduced path (uniform, iid or exchangeable priors: --path reduced), the theorem path where it "
+        "applies (--path theorem), or a smaller n.",
+    )
     cost = np.asarray(cost, dtype=float)
     if cost.ndim != 2 or cost.shape[0] != N or cost.shape[1] < 1:
         raise ShapeMismatchError(

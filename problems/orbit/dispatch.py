@@ -10,22 +10,40 @@
 * ``path="auto"`` — reduced for row-permutation-invariant priors (for PD-MIP: i.i.d. priors), dense otherwise.
 
 For the CLI: ``PATHS`` lists the choices of ``--path``; :func:`resolve_path` says which path ``auto`` picks.
+:func:`program_from_spec` does the whole choice from a ``--prior`` spec — formulation (dense or reduced) and
+method (theorem or LP) — and :func:`solve_from_spec` solves with it; the command line only calls these.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from ..database import DatabaseSpace
+from ..database import DENSE_LIMIT, DatabaseSpace
 from ..errors import InvalidInputError, InvalidPriorError
 from ..priors import Prior
 from .pd_mip_iid import ReducedPDMIP, iid_row_pmf
 from .programs import ReducedPDDP, ReducedPDI, ReducedRPD
 from .symmetric_prior import SYMMETRIC_KINDS, SymmetricPrior
 
-__all__ = ["make_program", "resolve_path", "PATHS", "PROGRAMS", "REDUCIBLE"]
+__all__ = [
+    "make_program",
+    "resolve_path",
+    "program_from_spec",
+    "solve_from_spec",
+    "split_path",
+    "SpecProgram",
+    "PATHS",
+    "CLI_PATHS",
+    "PROGRAMS",
+    "REDUCIBLE",
+]
 
 PATHS = ("auto", "dense", "reduced")
+#: Choices of ``--path``: a formulation (dense, reduced) or a method (lp, theorem); auto picks both.
+CLI_PATHS = ("auto", "dense", "reduced", "lp", "theorem")
+#: ``--prior`` kinds that are invariant under permuting rows (parsed without building the mⁿ pmf).
+SYMMETRIC_SPECS = ("uniform", "iid", "contagious", "mixture")
 PROGRAMS = ("pd-dp", "pd-i", "r-pd", "pd-mip")
 #: Programs with a reduced form (PD-MIP: for i.i.d. priors only).
 REDUCIBLE = ("pd-dp", "pd-i", "r-pd", "pd-mip")
@@ -90,3 +108,75 @@ def make_program(
         raise InvalidInputError(f"{name} needs a prior, got a DatabaseSpace")
     dense = prior.to_prior() if isinstance(prior, SymmetricPrior) else prior
     return {"pd-dp": PDDP, "pd-i": PDI, "pd-mip": PDMIP}[name](dense, **kwargs)
+
+
+def split_path(path: str) -> tuple[str, str]:
+    """``(formulation, method)`` of a ``--path`` choice: dense/reduced/auto and theorem/lp/auto."""
+    if path not in CLI_PATHS:
+        raise InvalidInputError(f"path must be one of {CLI_PATHS}, got {path!r}")
+    if path in ("lp", "theorem"):
+        return "auto", path
+    return path, "auto"
+
+
+@dataclass(frozen=True)
+class SpecProgram:
+    """A program built from a ``--prior`` spec: the program, its formulation and method, and the prior."""
+
+    name: str
+    program: Any
+    formulation: str  # "dense" or "reduced"
+    method: str  # "auto", "lp" or "theorem" (ignored by PD-MIP)
+    prior: Any  # Prior, SymmetricPrior (or the DatabaseSpace for R-PD)
+    space: DatabaseSpace
+
+
+def program_from_spec(
+    name: str, spec: str, n: int, m: int, path: str = "auto", *, lift_limit: int | None = None, **kwargs: Any
+) -> SpecProgram:
+    """Build program ``name`` for the prior ``spec`` on ``n`` rows over ``m`` values.
+
+    Symmetric specs (uniform, iid, contagious, mixture) are parsed without the mⁿ pmf unless the dense
+    formulation is chosen; the dense formulation is refused (ProblemTooLargeError) before any pmf is built
+    when N = mⁿ exceeds the dense limit.  ``path`` is one of :data:`CLI_PATHS`.  ``lift_limit`` (reduced
+    PD-DP, PD-I, R-PD) is the largest N for which the reduced result is lifted to W[x, y].
+    """
+    from ..priors import parse_prior
+    from .symmetric_prior import parse_symmetric_prior
+
+    name = name.lower()
+    if name not in PROGRAMS:
+        raise InvalidInputError(f"unknown program {name!r}; choose one of {PROGRAMS}")
+    formulation, method = split_path(path)
+    if name == "pd-mip" and method != "auto":
+        raise InvalidInputError(
+            f"--path {method} does not apply to pd-mip (it has no theorem path); use auto, dense or reduced"
+        )
+    space = DatabaseSpace(n, m)
+    if formulation == "dense":
+        space.require_dense()  # before any pmf is built
+    symmetric = spec.split(":", 1)[0].strip().lower() in SYMMETRIC_SPECS
+    if formulation != "dense" and symmetric:
+        prior: Any = parse_symmetric_prior(spec, n, m)  # never builds the mⁿ pmf
+    else:
+        if formulation == "auto" and space.size > DENSE_LIMIT:
+            space.require_dense()  # an explicit prior at this size could only go to the dense path
+        prior = parse_prior(spec, space)
+    target = space if name == "r-pd" else prior
+    chosen = resolve_path(name, target, formulation)
+    if chosen == "dense":
+        space.require_dense()
+        if isinstance(prior, SymmetricPrior):
+            prior = prior.to_prior()
+        target = space if name == "r-pd" else prior
+    if lift_limit is not None and chosen == "reduced" and name != "pd-mip":
+        kwargs["lift_limit"] = lift_limit
+    program = make_program(name, target, path=chosen, **kwargs)
+    return SpecProgram(name, program, chosen, method, prior, space)
+
+
+def solve_from_spec(built: SpecProgram, value: float, *, unit: str = "nats") -> Any:
+    """Solve a :class:`SpecProgram` at ε (PD-I, PD-DP, R-PD; ``unit`` must be nats) or D (PD-MIP)."""
+    if built.name == "pd-mip":
+        return built.program.solve(value, unit=unit)
+    return built.program.solve(value, path=built.method)

@@ -277,6 +277,8 @@ class ReducedPDMIP:
             "single_letter_posterior": posterior,
             "single_letter_certificate": single.to_dict(),
             "point": point_name,
+            # λ per unit of distortion in nats (the dual "distortion" carries it in the result's unit)
+            "extras_in_nats": ["lambda", "lambda_certified", "lower_bound_nats", "single_letter_value_nats"],
         }
         return SolveResult(
             program=self.program,
@@ -287,8 +289,8 @@ class ReducedPDMIP:
             distortion=D,
             duals={
                 "distortion": float(to_unit(lam, unit)),  # per unit of distortion, in the value's unit
-                "single_letter_normalisation": np.asarray(res1.duals["normalisation"], dtype=float),
-                "single_letter_nonnegativity": np.asarray(res1.duals["nonnegativity"], dtype=float),
+                "single_letter_normalisation": to_unit(np.asarray(res1.duals["normalisation"], float), unit),
+                "single_letter_nonnegativity": to_unit(np.asarray(res1.duals["nonnegativity"], float), unit),
             },
             certificate=cert,
             stats=res1.stats,  # of the single-letter conic solve

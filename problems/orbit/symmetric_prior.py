@@ -186,10 +186,9 @@ def as_symmetric(prior: Prior | SymmetricPrior) -> SymmetricPrior:
 
 
 def _floats(text: str, what: str) -> list[float]:
-    try:
-        return [float(t) for t in text.split(",") if t.strip()]
-    except ValueError as exc:
-        raise InvalidInputError(f"{what}: expected comma-separated numbers, got {text!r}") from exc
+    from ..priors import _floats as floats  # decimals and fractions (1/3), one grammar for every spec
+
+    return floats(text, what)
 
 
 def parse_symmetric_prior(spec: str, n: int, m: int) -> SymmetricPrior:

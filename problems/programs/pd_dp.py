@@ -22,7 +22,7 @@ from ..errors import InvalidInputError
 from ..lp.backends import check_solver
 from ..mechanism import exponential_mechanism
 from ..prior_constants import eps_X
-from ..priors import Prior
+from ..priors import Prior, require_prior
 from ..result import SolveResult
 from ._lp_result import lp_result, theorem_result, verified_theorem_result
 from .ratio_lp import RatioLP
@@ -51,6 +51,7 @@ class PDDP:
     def __init__(
         self, prior: Prior, *, distortion_matrix: np.ndarray | None = None, solver: str | None = None
     ):
+        prior = require_prior(prior, "PD-DP")
         self.prior, self.space, self.solver = prior, prior.space, solver
         check_solver(solver)
         self.hamming = distortion_matrix is None

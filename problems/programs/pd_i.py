@@ -38,7 +38,7 @@ from ..errors import InfeasibleProgramError, InvalidInputError, InvalidPrivacyLe
 from ..lp.backends import check_solver
 from ..mechanism import identifiability_mechanism
 from ..prior_constants import eps_tilde, eps_X
-from ..priors import Prior
+from ..priors import Prior, require_prior
 from ..result import SolveResult
 from ._lp_result import lp_result, verified_theorem_result
 from .pd_dp import check_path, constant_result
@@ -59,6 +59,7 @@ class PDI:
     def __init__(
         self, prior: Prior, *, distortion_matrix: np.ndarray | None = None, solver: str | None = None
     ):
+        prior = require_prior(prior, "PD-I")
         self.prior, self.space, self.solver = prior, prior.space, solver
         check_solver(solver)
         self.eps_X = eps_X(prior)

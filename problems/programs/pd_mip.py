@@ -174,9 +174,19 @@ class PDMIP:
         solver: str | None = None,
         polish: bool = True,
     ):
+        from ..priors import require_prior
+        from ..resources import BASE_MEMORY, require_memory
+
+        prior = require_prior(prior, "PD-MIP")
         self.polish = polish
         space = prior.space
         space.require_dense()
+        require_memory(
+            BASE_MEMORY + 4000.0 * float(space.size) ** 2,
+            f"the dense PD-MIP on N = {space.size} databases (N² = {space.size**2} exponential cones)",
+            "For an i.i.d. prior the reduced PD-MIP (single-letterisation) solves any n: "
+            "problems.orbit.make_program('pd-mip', prior, path='reduced').",
+        )
         self.prior, self.space, self.solver = prior, space, solver
         self.d = space.hamming_matrix() if distortion_matrix is None else np.asarray(distortion_matrix, float)
         N, p = space.size, prior.pmf
@@ -260,8 +270,9 @@ class PDMIP:
             distortion=D,
             duals={
                 "distortion": float(to_unit(lam, unit)),  # per unit of distortion, in the value's unit
-                "normalisation": np.asarray(self._rows.dual_value, dtype=float),
-                "nonnegativity": np.asarray(self._nonneg.dual_value, dtype=float),
+                # every dual in the value's unit (the Lagrangian is in that unit)
+                "normalisation": to_unit(np.asarray(self._rows.dual_value, dtype=float), unit),
+                "nonnegativity": to_unit(np.asarray(self._nonneg.dual_value, dtype=float), unit),
             },
             certificate=cert,
             stats=stats,
@@ -273,6 +284,7 @@ class PDMIP:
                 "lambda": lam,
                 "lambda_certified": lam_cert,
                 "lower_bound_nats": bound,
+                "extras_in_nats": ["lambda", "lambda_certified", "lower_bound_nats"],
             },
             bounds=bounds,
         )

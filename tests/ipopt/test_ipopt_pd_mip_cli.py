@@ -33,8 +33,13 @@ def test_pd_mip_agrees_with_conic(D, kind):
     ],
 )
 def test_cli_json(argv, capsys):
-    assert main(argv + ["--json"]) == 0
-    json.loads(capsys.readouterr().out)
+    """The exit code follows the proof (0 certified, 3 a local optimum without a matching bound), not --json."""
+    code = main(argv + ["--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == (0 if out["certified"] else 3)
+    assert "unit" in out and out["status"] in ("optimal", "inaccurate")
+    assert main(argv) == code
+    capsys.readouterr()
 
 
 def test_cli_error_is_reported(capsys):

@@ -1,0 +1,425 @@
+"""Options, output and exit codes shared by ``python -m problems`` and ``python -m ipopt_models``.
+
+Importing this module is cheap (no NumPy, no solver): the command lines validate their input with it before
+the numerical modules are loaded, so a bad input is refused in well under a second.
+
+* **Options.** ``--n``/``--m`` (database size), ``--prior``, ``--unit {nats,bits}`` (``--bits`` is an alias of
+  ``--unit bits``), ``--json``, ``--solver``, ``--export``, ``--seed``, ``--version``.  Numbers are checked by
+  the argument types here (:func:`positive_int`, :func:`finite_float`, …): a bad value ends with exit code 2 and a
+  message naming the value and what is valid.
+* **Units.** Inputs (ε, capacities, D) are always nats; ``--unit`` changes the output only.  Every result
+  object printed with ``--json`` carries ``"unit"``.
+* **JSON.** :func:`dumps` is the one emitter: indentation :data:`JSON_INDENT`, non-finite numbers written as
+  ``null`` and listed in ``"non_finite"`` (field path and the value as text: ``"inf"``, ``"-inf"``, ``"nan"``).
+* **Exit codes** (``problems.lp.status.EXIT_CODES``): 0 certified, 1 proved infeasible, 2 bad input,
+  3 not certified, 4 too large.  :func:`run` maps the toolkit's exceptions to them and prints
+  ``error: <message>`` on stderr — never a traceback for an error the toolkit raises on purpose.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import tempfile
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from .errors import (
+    InfeasibleProgramError,
+    InvalidInputError,
+    PrivacyToolkitError,
+    ProblemTooLargeError,
+)
+from .lp.status import EXIT_CODES
+
+__all__ = [
+    "JSON_INDENT",
+    "EXIT_CODES",
+    "add_version",
+    "add_space_options",
+    "add_unit_option",
+    "add_json_option",
+    "add_solver_option",
+    "add_export_option",
+    "add_seed_option",
+    "Parser",
+    "UsageError",
+    "parse_args",
+    "privacy_level",
+    "distortion_level",
+    "positive_float",
+    "positive_int",
+    "nonnegative_int",
+    "finite_float",
+    "nonnegative_float",
+    "resolve_unit",
+    "reject_option",
+    "json_ready",
+    "dumps",
+    "print_json",
+    "check_output_file",
+    "check_output_dir",
+    "plain",
+    "run",
+    "version_text",
+]
+
+#: Indentation of every JSON document the command lines print.
+JSON_INDENT = 2
+PRIOR_HELP = (
+    "uniform | iid:P0,P1,… | pmf:P0,…,P(N-1) | file:PATH(.npy/.csv/.json) | contagious:W[:P0,P1,…]; "
+    "fractions such as 1/3 are accepted; a pmf whose sum is off by less than 1e-6 is renormalised (with a "
+    "warning)"
+)
+
+
+def version_text(prog: str) -> str:
+    from . import __version__
+
+    return f"{prog} (privacy-problems) {__version__}"
+
+
+def add_version(parser: argparse.ArgumentParser, prog: str) -> None:
+    parser.add_argument("--version", action="version", version=version_text(prog))
+
+
+class UsageError(InvalidInputError):
+    """A command-line argument argparse refused (unknown option, bad number, missing value)."""
+
+
+class Parser(argparse.ArgumentParser):
+    """``argparse.ArgumentParser`` whose errors are :class:`UsageError` (exit code 2 through :func:`main`)."""
+
+    def error(self, message: str):  # type: ignore[override]
+        raise UsageError(f"{message} (see {self.prog} --help)")
+
+
+def parse_args(parser: argparse.ArgumentParser, argv) -> argparse.Namespace | int:  # noqa: ANN001
+    """``parser.parse_args(argv)``, or exit code 2 after ``error: …`` on stderr."""
+    try:
+        return parser.parse_args(argv)
+    except UsageError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_CODES["bad-input"]
+
+
+# ---------------------------------------------------------------------------------------------- argument types
+def plain(x: Any) -> str:
+    """A number as plain text: ``nan``, ``inf``, ``0.3`` — never ``np.float64(nan)``."""
+    try:
+        import numbers
+
+        if isinstance(x, bool):
+            return str(x)
+        if isinstance(x, numbers.Integral):
+            return str(int(x))
+        if isinstance(x, numbers.Real):
+            return repr(float(x))
+    except (TypeError, ValueError):  # pragma: no cover
+        pass
+    return repr(x)
+
+
+def _number(text: str, what: str, valid: str) -> float:
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        raise argparse.ArgumentTypeError(f"{what} must be {valid}, got {text!r}") from None
+    return value
+
+
+def positive_int(text: str) -> int:
+    """An integer ≥ 1 (argparse type)."""
+    try:
+        value = int(text)
+    except (TypeError, ValueError):
+        raise argparse.ArgumentTypeError(f"must be an integer ≥ 1, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be an integer ≥ 1, got {value}")
+    return value
+
+
+def nonnegative_int(text: str) -> int:
+    """An integer ≥ 0 (argparse type)."""
+    try:
+        value = int(text)
+    except (TypeError, ValueError):
+        raise argparse.ArgumentTypeError(f"must be an integer ≥ 0, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be an integer ≥ 0, got {value}")
+    return value
+
+
+def finite_float(text: str) -> float:
+    """A finite real number (argparse type): ``nan`` and ``inf`` are refused."""
+    value = _number(text, "the value", "a finite number")
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}")
+    return value
+
+
+def nonnegative_float(text: str) -> float:
+    """A finite number ≥ 0 (argparse type): privacy levels ε, distortions D, tolerances."""
+    value = _number(text, "the value", "a finite number ≥ 0")
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number ≥ 0, got {text!r}")
+    return value
+
+
+def privacy_level(text: str) -> float:
+    """A privacy level ε: a finite number ≥ 0, in nats (argparse type)."""
+    value = _number(text, "ε", "a finite number ≥ 0 (nats)")
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"ε must be a finite number ≥ 0 (nats), got {text!r}")
+    return value
+
+
+def distortion_level(text: str) -> float:
+    """A distortion bound D: a finite number ≥ 0 (argparse type; the upper end n is checked by the command)."""
+    value = _number(text, "D", "a finite number in [0, n]")
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"D must be a finite number in [0, n], got {text!r}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    """A finite number > 0 (argparse type)."""
+    value = _number(text, "the value", "a finite number > 0")
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number > 0, got {text!r}")
+    return value
+
+
+# ---------------------------------------------------------------------------------------------------- options
+def add_space_options(
+    p: argparse.ArgumentParser,
+    *,
+    required: bool = True,
+    default_n: int | None = None,
+    default_m: int | None = None,
+    short: bool = False,
+    prior: bool = True,
+) -> None:
+    """``--n``, ``--m`` (``-n``/``-m`` too when ``short``) and ``--prior``."""
+    n_flags = ("--n", "-n") if short else ("--n",)
+    m_flags = ("--m", "-m") if short else ("--m",)
+    p.add_argument(
+        *n_flags,
+        dest="n",
+        type=positive_int,
+        required=required and default_n is None,
+        default=default_n,
+        help="number of rows (individuals), ≥ 1",
+    )
+    p.add_argument(
+        *m_flags,
+        dest="m",
+        type=positive_int,
+        required=required and default_m is None,
+        default=default_m,
+        help="domain size of a row, ≥ 2",
+    )
+    if prior:
+        p.add_argument("--prior", default="uniform", help=PRIOR_HELP)
+
+
+def add_unit_option(p: argparse.ArgumentParser, what: str = "information quantities") -> None:
+    """``--unit {nats,bits}`` and its alias ``--bits``; ``args.unit`` is None when neither is given."""
+    p.add_argument(
+        "--unit",
+        choices=("nats", "bits"),
+        default=None,
+        help=f"unit of the {what} on output (default nats); inputs are always nats",
+    )
+    p.add_argument("--bits", dest="unit", action="store_const", const="bits", help="alias of --unit bits")
+
+
+def add_json_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--json", action="store_true", help="print one JSON object (see docs/cli.md)")
+
+
+def add_solver_option(p: argparse.ArgumentParser, help: str | None = None) -> None:
+    p.add_argument(
+        "--solver",
+        help=help
+        or "back end tried first (clarabel, highs, scs, cvxpy, structured, block); the others are tried if it "
+        "fails. An unknown name is bad input (exit 2)",
+    )
+
+
+def add_export_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--export",
+        help="write the mechanism to PATH (.npy, .csv or .json); the directory must exist and be writable "
+        "(checked before solving)",
+    )
+
+
+def add_seed_option(p: argparse.ArgumentParser, default: int = 0) -> None:
+    p.add_argument(
+        "--seed", type=nonnegative_int, default=default, help=f"random seed, ≥ 0 (default {default})"
+    )
+
+
+def resolve_unit(args: argparse.Namespace) -> str:
+    """The output unit of the command: ``args.unit`` or nats."""
+    return getattr(args, "unit", None) or "nats"
+
+
+def reject_option(option: str, given: bool, program: str, why: str = "") -> None:
+    """Bad input when ``option`` was given but does not apply to ``program``."""
+    if given:
+        raise InvalidInputError(f"{option} does not apply to {program}{': ' + why if why else ''}")
+
+
+# ---------------------------------------------------------------------------------------------------- JSON
+def json_ready(obj: Any, non_finite: list[dict] | None = None, path: str = "") -> Any:
+    """``obj`` with NumPy values turned into Python ones and non-finite floats into None.
+
+    Each replaced number is recorded in ``non_finite`` as ``{"field": path, "value": "inf"}``.
+    """
+    if non_finite is None:
+        non_finite = []
+    if isinstance(obj, bool) or obj is None or isinstance(obj, str):
+        return str(obj) if type(obj) not in (bool, str) and obj is not None else obj
+    if isinstance(obj, float):
+        if math.isfinite(obj):
+            return float(obj)
+        non_finite.append({"field": path or "(value)", "value": repr(obj)})
+        return None
+    if isinstance(obj, int):
+        return int(obj)
+    if isinstance(obj, dict):
+        return {str(k): json_ready(v, non_finite, f"{path}.{k}" if path else str(k)) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [json_ready(v, non_finite, f"{path}[{i}]") for i, v in enumerate(obj)]
+    if isinstance(obj, Path):
+        return str(obj)
+    if hasattr(obj, "tolist") and hasattr(obj, "dtype"):  # NumPy arrays and scalars
+        return json_ready(obj.tolist(), non_finite, path)
+    if hasattr(obj, "to_dict"):
+        return json_ready(obj.to_dict(), non_finite, path)
+    if isinstance(obj, (set, frozenset)):
+        return json_ready(sorted(obj), non_finite, path)
+    return str(obj)
+
+
+def dumps(obj: Any, *, unit: str | None = None) -> str:
+    """The JSON text of a result: ``unit`` added when missing, non-finite numbers null and listed."""
+    if isinstance(obj, dict) and unit is not None and "unit" not in obj:
+        obj = {**obj, "unit": unit}
+    non_finite: list[dict] = []
+    data = json_ready(obj, non_finite)
+    if non_finite and isinstance(data, dict):
+        data["non_finite"] = non_finite
+    return json.dumps(data, indent=JSON_INDENT, ensure_ascii=False, allow_nan=False)
+
+
+def print_json(obj: Any, *, unit: str | None = None) -> None:
+    print(dumps(obj, unit=unit))
+
+
+# ------------------------------------------------------------------------------------------- output paths
+def _probe_directory(directory: Path, what: str) -> None:
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".write-probe.", dir=directory)
+    except OSError as exc:
+        raise InvalidInputError(
+            f"{what}: cannot write in directory {str(directory)!r} ({exc.strerror or exc})"
+        ) from None
+    os.close(fd)
+    os.unlink(tmp)
+
+
+def check_output_file(path: str | os.PathLike, *, suffixes: tuple[str, ...], what: str = "--export") -> Path:
+    """Validate an output file path before any work: suffix, an existing writable directory, not a directory.
+
+    Raises :class:`InvalidInputError` naming the path and what is valid.  Nothing is created.
+    """
+    p = Path(path)
+    if not str(path).strip():
+        raise InvalidInputError(
+            f"{what}: the path is empty; give a file name ending in {', '.join(suffixes)}"
+        )
+    if p.suffix.lower() not in suffixes:
+        raise InvalidInputError(f"{what} path must end in one of {', '.join(suffixes)}, got {p.name!r}")
+    if p.is_dir():
+        raise InvalidInputError(f"{what}: {str(p)!r} is a directory; give a file name such as {p / 'W.json'}")
+    parent = p.parent
+    ancestor = parent
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if ancestor.exists() and not ancestor.is_dir():
+        raise InvalidInputError(
+            f"{what}: {str(ancestor)!r} is a file, so {str(p)!r} cannot be created under it"
+        )
+    if not parent.exists():
+        raise InvalidInputError(
+            f"{what}: directory {str(parent)!r} does not exist; create it first (it is not created silently)"
+        )
+    _probe_directory(parent, what)
+    return p
+
+
+def check_output_dir(path: str | os.PathLike, *, what: str = "--out") -> tuple[Path, bool]:
+    """Validate an output directory before any work; returns ``(path, exists)``.
+
+    An existing file, an ancestor that is a file, or an unwritable location is bad input.  A missing
+    directory is allowed (the caller creates it and says so).
+    """
+    p = Path(path)
+    if not str(path).strip():
+        raise InvalidInputError(f"{what}: the directory name is empty")
+    if p.exists() and not p.is_dir():
+        raise InvalidInputError(f"{what}: {str(p)!r} is an existing file; {what} takes a directory")
+    ancestor = p
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise InvalidInputError(
+            f"{what}: {str(ancestor)!r} is a file, so {str(p)!r} cannot be created under it"
+        )
+    _probe_directory(ancestor, what)
+    return p, p.exists()
+
+
+# ---------------------------------------------------------------------------------------------------- running
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:  # noqa: ANN001
+    print(f"warning: {message}", file=sys.stderr)
+
+
+def run(func: Callable[[argparse.Namespace], int | None], args: argparse.Namespace) -> int:
+    """Run a command handler; map the toolkit's exceptions to the exit codes, ``error: …`` on stderr."""
+    previous = warnings.showwarning
+    warnings.showwarning = _show_warning  # one plain line per warning, no source line
+    try:
+        return int(func(args) or 0)
+    except InvalidInputError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_CODES["bad-input"]
+    except InfeasibleProgramError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_CODES["infeasible"]
+    except ProblemTooLargeError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_CODES["too-large"]
+    except PrivacyToolkitError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_CODES["failed"]
+    except MemoryError:
+        print(
+            "error: out of memory; the problem is too large for this machine (see docs/cli.md, "
+            "'Resource guards')",
+            file=sys.stderr,
+        )
+        return EXIT_CODES["too-large"]
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    finally:
+        warnings.showwarning = previous
