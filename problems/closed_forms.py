@@ -1,7 +1,11 @@
 r"""Closed forms of paper 002 (Wang, Ying, Zhang) for the Hamming distortion.
 
 * :func:`h`       — :math:`h(\epsilon) = n / (1 + e^{\epsilon}/(m-1))`, the optimum of R-PD (Lemma 1, eq. (32)).
-* :func:`h_inv`   — :math:`h^{-1}(D) = \ln(n/D - 1) + \ln(m-1)` (eq. (17)).
+* :func:`h_inv`   — :math:`h^{-1}(D) = \ln(n/D - 1) + \ln(m-1)` (eq. (17)), for :math:`0 \le D \le n`, taken as
+  the smallest privacy level ε ≥ 0 with h(ε) ≤ D: +∞ at D = 0, 0 for D ≥ h(0) = n(m−1)/m (where the formula
+  is negative; paper 002 uses it inside ``max{h⁻¹(D), 0}`` there, Theorem 1 (19)).  D outside [0, n] or NaN
+  is an :class:`~problems.errors.InvalidDistortionError`; ε < 0 or NaN in :func:`h` an
+  :class:`~problems.errors.InvalidPrivacyLevelError`.
 * :func:`kernel`  — the m×m matrix :math:`K_\epsilon` with :math:`1/(1+(m-1)e^{-\epsilon})` on the diagonal and
   :math:`e^{-\epsilon}/(1+(m-1)e^{-\epsilon})` off it; the posterior of (41)/(26) is
   :math:`e^{-\epsilon d(x,y)}/(1+(m-1)e^{-\epsilon})^n = (K_\epsilon^{\otimes n})_{xy}`.
@@ -14,7 +18,7 @@ import math
 
 import numpy as np
 
-from .errors import InvalidDistortionError, InvalidPrivacyLevelError
+from .errors import InvalidDistortionError, InvalidInputError, InvalidPrivacyLevelError
 
 __all__ = ["h", "h_inv", "kernel", "apply_kron", "check_eps", "check_distortion"]
 
@@ -26,9 +30,9 @@ def check_eps(eps: float, *, allow_inf: bool = False, name: str = "ε") -> float
     except (TypeError, ValueError) as exc:
         raise InvalidPrivacyLevelError(f"{name} must be a number ≥ 0, got {eps!r}") from exc
     if math.isnan(e) or e < 0:
-        raise InvalidPrivacyLevelError(f"{name} must be ≥ 0, got {eps!r}")
+        raise InvalidPrivacyLevelError(f"{name} must be ≥ 0, got {e!r}")
     if math.isinf(e) and not allow_inf:
-        raise InvalidPrivacyLevelError(f"{name} must be finite, got {eps!r}")
+        raise InvalidPrivacyLevelError(f"{name} must be finite, got {e!r}")
     return e
 
 
@@ -39,24 +43,55 @@ def check_distortion(D: float, n: int) -> float:
     except (TypeError, ValueError) as exc:
         raise InvalidDistortionError(f"distortion D must be a number in [0, {n}], got {D!r}") from exc
     if math.isnan(d) or d < 0 or d > n:
-        raise InvalidDistortionError(f"distortion D must lie in [0, n] = [0, {n}], got {D!r}")
+        raise InvalidDistortionError(f"distortion D must lie in [0, n] = [0, {n}], got {d!r}")
     return d
 
 
+def _check_nm(n, m) -> None:
+    for name, value, low in (("n", n, 1), ("m", m, 2)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+            raise InvalidInputError(f"{name} must be an integer ≥ {low}, got {value!r}")
+
+
+def _as_array(x, what: str, error: type) -> np.ndarray:
+    try:
+        return np.asarray(x, dtype=float)
+    except (TypeError, ValueError):
+        raise error(f"{what} must be a number (or an array of numbers), got {x!r}") from None
+
+
 def h(eps, n: int, m: int):
-    """h(ε) = n / (1 + e^ε/(m−1)): the minimum distortion of R-PD at privacy level ε (paper 002, (32))."""
-    e = np.asarray(eps, dtype=float)
+    """h(ε) = n / (1 + e^ε/(m−1)): the minimum distortion of R-PD at privacy level ε ≥ 0 (paper 002, (32)).
+
+    ε may be an array; ε = +∞ gives 0.  ε < 0 or NaN raises :class:`InvalidPrivacyLevelError`.
+    """
+    _check_nm(n, m)
+    e = _as_array(eps, "ε", InvalidPrivacyLevelError)
+    bad = np.isnan(e) | (e < 0)
+    if np.any(bad):
+        value = float(e.reshape(-1)[np.flatnonzero(bad.reshape(-1))[0]])
+        raise InvalidPrivacyLevelError(f"h(ε) needs a privacy level ε ≥ 0, got ε = {value!r}")
     with np.errstate(over="ignore"):
         out = n / (1.0 + np.exp(e) / (m - 1))
     return float(out) if out.ndim == 0 else out
 
 
 def h_inv(D, n: int, m: int):
-    """h⁻¹(D) = ln(n/D − 1) + ln(m − 1) (paper 002, (17)); +∞ at D = 0, −∞ at D = n."""
-    d = np.asarray(D, dtype=float)
+    """h⁻¹(D) = ln(n/D − 1) + ln(m − 1) (paper 002, (17)) as a privacy level: the smallest ε ≥ 0 with h(ε) ≤ D.
+
+    +∞ at D = 0; 0 for h(0) = n(m−1)/m ≤ D ≤ n (the formula is negative there and ε ≥ 0).  D may be an
+    array; D < 0, D > n or NaN raises :class:`InvalidDistortionError`.
+    """
+    _check_nm(n, m)
+    d = _as_array(D, "D", InvalidDistortionError)
+    bad = np.isnan(d) | (d < 0) | (d > n)
+    if np.any(bad):
+        value = float(d.reshape(-1)[np.flatnonzero(bad.reshape(-1))[0]])
+        raise InvalidDistortionError(f"h⁻¹(D) needs a distortion D in [0, n] = [0, {n}], got D = {value!r}")
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.log(n / d - 1.0) + math.log(m - 1)
-    out = np.where(d <= 0, np.inf, np.where(d >= n, -np.inf, out))
+    h0 = n * (m - 1) / m
+    out = np.where(d <= 0, np.inf, np.where(d >= h0, 0.0, np.maximum(out, 0.0)))
     return float(out) if out.ndim == 0 else out
 
 

@@ -92,7 +92,7 @@ def validate_pmf(values, length: int | None = None, *, name: str = "pmf") -> np.
     if abs(total - 1.0) > RENORMALISE_TOLERANCE:
         raise InvalidPriorError(
             f"{name} sums to {total:.12g}; it must sum to 1 (within {SUM_TOLERANCE:g}; sums off by less than "
-            f"{RENORMALISE_TOLERANCE:g} are renormalised)"
+            f"{RENORMALISE_TOLERANCE:g} are renormalised). Write rounded values as fractions, e.g. 1/3"
         )
     if abs(total - 1.0) > SUM_TOLERANCE:
         warnings.warn(

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from problems import (
     DatabaseSpace,
     InvalidDistortionError,
+    InvalidInputError,
     InvalidPrivacyLevelError,
     eps_tilde,
     eps_X,
@@ -31,8 +32,27 @@ def test_h_inverse_roundtrip(n, m, eps):
 
 def test_h_inv_edges():
     assert h_inv(0.0, 3, 2) == math.inf
-    assert h_inv(3.0, 3, 2) == -math.inf
     assert h_inv(1.5, 3, 2) == pytest.approx(0.0)  # D = n(m-1)/m
+    # beyond h(0) = n(m−1)/m every ε ≥ 0 reaches D: the privacy level is 0 (paper 002 uses max{h⁻¹(D), 0})
+    assert h_inv(3.0, 3, 2) == 0.0 and h_inv(2.0, 3, 2) == 0.0
+    assert np.all(h_inv(np.linspace(0.0, 3.0, 31), 3, 2) >= 0.0)
+
+
+@pytest.mark.parametrize(
+    "call,err",
+    [
+        (lambda: h(-1, 3, 2), InvalidPrivacyLevelError),
+        (lambda: h(float("nan"), 3, 2), InvalidPrivacyLevelError),
+        (lambda: h([0.5, -0.1], 3, 2), InvalidPrivacyLevelError),
+        (lambda: h(1.0, 0, 2), InvalidInputError),
+        (lambda: h_inv(-0.5, 3, 2), InvalidDistortionError),
+        (lambda: h_inv(3.5, 3, 2), InvalidDistortionError),
+        (lambda: h_inv(float("nan"), 3, 2), InvalidDistortionError),
+    ],
+)
+def test_closed_forms_refuse_values_outside_their_domain(call, err):
+    with pytest.raises(err, match=r"got|must"):
+        call()
 
 
 def test_kernel_kronecker_is_exponential_posterior():

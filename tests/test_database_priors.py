@@ -77,11 +77,25 @@ def test_bad_priors_name_the_value(pmf, err, match):
         priors.from_pmf(DatabaseSpace(2, 2), pmf)
 
 
-def test_sum_tolerance_is_1e_9():
+def test_sum_tolerance_is_1e_9_and_renormalisation_below_1e_6():
+    """Within 1e-9: accepted as is; within 1e-6: divided by its sum with a warning naming the sum; beyond: error."""
+    import warnings
+
     space = DatabaseSpace(1, 2)
-    priors.from_pmf(space, [0.5, 0.5 + 5e-10])
-    with pytest.raises(InvalidPriorError):
-        priors.from_pmf(space, [0.5, 0.5 + 5e-9])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        priors.from_pmf(space, [0.5, 0.5 + 5e-10])
+    with pytest.warns(priors.RenormalisedWarning, match="sums to 1.000000005"):
+        p = priors.from_pmf(space, [0.5, 0.5 + 5e-9])
+    assert abs(p.pmf.sum() - 1.0) <= 1e-15
+    with pytest.raises(InvalidPriorError, match="sums to 1.000002"):
+        priors.from_pmf(space, [0.5, 0.5 + 2e-6])
+    with pytest.raises(InvalidPriorError, match=r"sums to 0.9999;.*1/3"):  # off by 1e-4: say how to fix it
+        priors.parse_prior("iid:0.3333,0.3333,0.3333", DatabaseSpace(2, 3))
+    with pytest.warns(priors.RenormalisedWarning):
+        p = priors.parse_prior("iid:0.333333333,0.333333333,0.333333333", DatabaseSpace(2, 3))
+    q = priors.parse_prior("iid:1/3,1/3,1/3", DatabaseSpace(2, 3))
+    np.testing.assert_allclose(p.pmf, q.pmf, rtol=1e-14)
 
 
 def test_zero_mass_is_said_in_words():

@@ -345,14 +345,6 @@ def test_cli_module_import_is_cheap():
     assert has_reproduce == "True"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "problems/__init__.py imports problems.programs (cvxpy) eagerly, and problems/design/__init__.py "
-        "imports problems.design.program (cvxpy): importing problems.design.cli loads cvxpy although its "
-        "docstring promises a cheap import"
-    ),
-)
 def test_cli_module_import_does_not_import_cvxpy():
     cvxpy_loaded, _has_register, _has_reproduce = _import_cli_in_fresh_interpreter()
     assert cvxpy_loaded == "False"
