@@ -28,17 +28,15 @@ def reproduce_section(
     out_dir: pathlib.Path, progress: Callable[[str], None] | None = None, *, points: int = 20
 ) -> list[pathlib.Path]:
     """Compute the balance-function curves and write the figure (PNG, SVG) and the data (CSV)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure  # no pyplot: the global matplotlib state is left alone
 
     say = progress or (lambda _msg: None)
     out_dir = pathlib.Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     say("ipopt_models: bracketing the balance function δ(b) of three channels (paper 000, Def. 11)")
     curves = balance_curves(points=points)
-    fig, axes = plt.subplots(1, len(curves), figsize=(4.2 * len(curves), 3.6), sharey=False)
+    fig = Figure(figsize=(4.2 * len(curves), 3.6))
+    axes = fig.subplots(1, len(curves), sharey=False)
     for ax, c in zip(axes, curves):
         ax.fill_between(c.b, c.delta_lower, c.delta_upper, color="C0", alpha=0.25, lw=0)
         ax.plot(c.b, c.delta_upper, "C0-", marker="o", ms=3, label="δ upper (multistart IPOPT)")
@@ -54,7 +52,6 @@ def reproduce_section(
     paths = [out_dir / "balance_function.png", out_dir / "balance_function.svg"]
     for p in paths:
         fig.savefig(p, dpi=150)
-    plt.close(fig)
     csv_path = out_dir / "balance_function.csv"
     with csv_path.open("w", newline="") as fh:
         w = csv.writer(fh)

@@ -31,10 +31,20 @@ FORMATS = (".npy", ".csv", ".json")
 
 
 def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
-    """Write ``data`` to ``path`` atomically (temporary file in the same directory + ``os.replace``)."""
+    """Write ``data`` to ``path`` atomically (temporary file in the same directory + ``os.replace``).
+
+    A missing directory is created.  A path that cannot be written (a directory in its place, a file where a
+    directory should be, ``/proc``, no permission) raises :class:`InvalidInputError` naming the path; nothing
+    is left behind.
+    """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    if path.is_dir():
+        raise InvalidInputError(f"cannot write {str(path)!r}: it is a directory")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise InvalidInputError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
@@ -61,9 +71,21 @@ def _suffix(path: Path) -> str:
 
 
 def export_mechanism(mechanism: Mechanism, path: str | Path, *, metadata: dict | None = None) -> Path:
-    """Write ``mechanism`` to ``path`` in the format given by its suffix (.npy, .csv or .json)."""
+    """Write ``mechanism`` to ``path`` in the format given by its suffix (.npy, .csv or .json).
+
+    ``mechanism`` is a :class:`~problems.mechanism.Mechanism`; a plain matrix is accepted too (validated as
+    row-stochastic, labelled 0..N−1).
+    """
     path = Path(path)
     suffix = _suffix(path)
+    if not isinstance(mechanism, Mechanism):
+        import numbers
+
+        if isinstance(mechanism, (str, bytes, numbers.Number)) or mechanism is None:
+            raise InvalidInputError(
+                f"export_mechanism takes a Mechanism or a row-stochastic matrix, got {type(mechanism).__name__}"
+            )
+        mechanism = Mechanism(np.asarray(mechanism, dtype=float))
     W = mechanism.matrix
     if suffix == ".npy":
         buf = io.BytesIO()

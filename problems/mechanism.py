@@ -37,11 +37,19 @@ class Mechanism:
     output_labels: tuple[str, ...] = field(default_factory=tuple)
 
     def __post_init__(self) -> None:
-        W = np.asarray(self.matrix, dtype=float)
+        try:
+            W = np.asarray(self.matrix, dtype=float)
+        except (TypeError, ValueError):
+            raise InvalidMechanismError(
+                f"a mechanism is a 2-D matrix of numbers, got {type(self.matrix).__name__}"
+            ) from None
         if W.ndim != 2:
             raise InvalidMechanismError(f"a mechanism is a 2-D matrix, got shape {W.shape}")
         if not np.all(np.isfinite(W)):
-            raise InvalidMechanismError("mechanism matrix has non-finite entries")
+            r, c = (int(v) for v in np.argwhere(~np.isfinite(W))[0])
+            raise InvalidMechanismError(
+                f"mechanism matrix has a non-finite entry {float(W[r, c])!r} at row {r}, column {c}"
+            )
         if W.min(initial=0.0) < -ROW_SUM_TOLERANCE:
             raise InvalidMechanismError(f"mechanism has a negative entry {W.min():.3g}")
         sums = W.sum(axis=1)

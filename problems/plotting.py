@@ -16,13 +16,12 @@ from .export import atomic_write_bytes
 __all__ = ["save_figure", "plot_privacy_distortion", "plot_h"]
 
 
-def _plt():
-    import matplotlib
+def _subplots(*args, **kwargs):
+    """``(fig, ax)`` on a :class:`matplotlib.figure.Figure`: no pyplot, the global matplotlib state untouched."""
+    from matplotlib.figure import Figure
 
-    matplotlib.use("Agg", force=True)
-    import matplotlib.pyplot as plt
-
-    return plt
+    fig = Figure(figsize=kwargs.pop("figsize", None))
+    return fig, fig.subplots(*args, **kwargs)
 
 
 def save_figure(fig, stem: str | Path) -> list[Path]:
@@ -33,7 +32,6 @@ def save_figure(fig, stem: str | Path) -> list[Path]:
         buf = io.BytesIO()
         fig.savefig(buf, format=ext, dpi=150, bbox_inches="tight")
         paths.append(atomic_write_bytes(stem.with_suffix(f".{ext}"), buf.getvalue()))
-    _plt().close(fig)
     return paths
 
 
@@ -41,8 +39,7 @@ def plot_privacy_distortion(
     curves: Sequence[Curve], stem: str | Path, *, title: str | None = None
 ) -> list[Path]:
     """Figure 2 of paper 002: ε_i*(D), ε_d*(D) with h⁻¹(D), h⁻¹(D) − ε_X, ε_X and h(ε̃_X) marked."""
-    plt = _plt()
-    fig, ax = plt.subplots(figsize=(6.4, 4.4))
+    fig, ax = _subplots(figsize=(6.4, 4.4))
     styles = {
         "i": ("C0", "-", r"$\epsilon_{\rm i}^*(D)$ (PD-I)"),
         "d": ("C1", "--", r"$\epsilon_{\rm d}^*(D)$ (PD-DP)"),
@@ -82,9 +79,8 @@ def plot_privacy_distortion(
 
 def plot_h(n: int, m: int, stem: str | Path, *, eps_max: float = 6.0) -> list[Path]:
     """h(ε) = n/(1 + e^ε/(m−1)), the R-PD optimum (Lemma 1)."""
-    plt = _plt()
     eps = np.linspace(0, eps_max, 400)
-    fig, ax = plt.subplots(figsize=(5.6, 3.8))
+    fig, ax = _subplots(figsize=(5.6, 3.8))
     ax.plot(eps, h(eps, n, m), lw=2)
     ax.axhline(n * (m - 1) / m, color="0.6", ls=":", lw=0.8)
     ax.set_xlabel(r"$\epsilon$ (nats)")

@@ -232,10 +232,7 @@ def scale_figure(
     :data:`PRECOMPUTED_CSV`, if present) whose rows for n not in ``ns`` are added to the figure and marked
     "precomputed" in the legend; pass ``include=()`` to plot only what is computed now.
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure  # no pyplot: the global matplotlib state is left alone
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -257,7 +254,8 @@ def scale_figure(
         w.writeheader()
         w.writerows(rows)
         w.writerows(pre)
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
+    fig = Figure(figsize=(11, 4.2))
+    axes = fig.subplots(1, 2)
     all_rows = rows + pre
     all_ns = sorted({r["n"] for r in all_rows})
     lv = [r["D_over_n"] for r in all_rows] or list(levels)
@@ -284,7 +282,6 @@ def scale_figure(
         p = out / f"orbit_scale.{ext}"
         fig.savefig(p, dpi=130)
         paths.append(p)
-    plt.close(fig)
     return paths
 
 
