@@ -77,11 +77,13 @@ def _cmd_design(args) -> int:
     from ..priors import parse_prior
     from ..progress import Progress
     from ..units import to_unit
-    from .problem import design_problem
-    from .program import IPDesign
+    from .problem import check_design_memory, design_problem
 
     prior = parse_prior(args.prior, space)
     problem = design_problem(space, args.query, outputs=args.outputs, distortion=args.distortion, prior=prior)
+    check_design_memory(problem, factor=args.factor_through_query)  # before the solver is imported
+    from .program import IPDesign
+
     design = IPDesign(
         problem,
         factor=args.factor_through_query,

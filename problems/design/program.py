@@ -65,7 +65,7 @@ from ..mechanism import Mechanism
 from ..result import SolveResult
 from ..solver import SolverStats, solve_with_fallback
 from ..units import check_unit, from_unit, to_unit
-from .problem import DEFAULT_VERTEX_LIMIT, DesignProblem, VertexSet, enumerate_vertices
+from .problem import DEFAULT_VERTEX_LIMIT, DesignProblem, VertexSet, check_design_memory, enumerate_vertices
 
 __all__ = [
     "OBJECTIVES",
@@ -387,6 +387,9 @@ class IPDesign:
             self.row_prior = np.asarray(problem.prior.pmf, dtype=float)
             self.d = np.asarray(problem.database_distortion, dtype=float)
         self.cost = self.row_prior[:, None] * self.d
+        check_design_memory(  # the cheap bound first: nothing enumerated if it cannot fit anyway
+            problem, factor=self.factor, cap=max(full_limit, max_iterations * add_per_iteration)
+        )
         self.pool: VertexSet | None
         try:
             self.pool = enumerate_vertices(problem, factor=self.factor, limit=DEFAULT_VERTEX_LIMIT)
@@ -403,29 +406,13 @@ class IPDesign:
 
     # -- helpers -----------------------------------------------------------------------------------------
     def _check_memory(self) -> None:
-        """Refuse (ProblemTooLargeError) a program whose conic form would not fit in the memory budget.
-
-        Each vertex channel in the program adds m·K relative-entropy terms (K outputs); CVXPY and Clarabel
-        need ~3.5 KB per term (measured: identity query, n = 5, 496 vertex channels: 245 MB).  Constraint
-        generation is charged its worst case, ``max_iterations · add_per_iteration`` vertex channels.
-        """
-        from ..resources import BASE_MEMORY, require_memory
-
-        R, K = self.cost.shape
-        m = self.problem.space.m
+        """Refuse a program that would not fit in the memory budget (:func:`check_design_memory`)."""
         if self.method == "full" and self.pool is not None:
             vertices = self.pool.count
         else:
             cap = self.max_iterations * self.add_per_iteration
             vertices = cap if self.pool is None else min(self.pool.count, cap)
-        terms = float(vertices) * m * K + float(R) * K
-        require_memory(
-            BASE_MEMORY + 3500.0 * terms,
-            f"the {self.method} design program ({R} rows × {K} outputs, up to {vertices} vertex channels "
-            f"of {m}×{K} entries)",
-            "Use --factor-through-query (a mechanism of the query's answer), fewer outputs (--outputs K), "
-            "or a smaller n.",
-        )
+        check_design_memory(self.problem, factor=self.factor, vertices=vertices)
 
     def _mode(self, reverse: bool) -> str:
         return "reverse" if reverse else self.objective

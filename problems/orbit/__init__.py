@@ -12,21 +12,47 @@ See ``docs/orbit_reduction.md`` for the derivation.  Public API:
 * :class:`JointTypes`, :class:`ReducedLP` — the building blocks.
 """
 
-from .dispatch import PATHS, make_program, resolve_path
-from .lift_dual import lift_duals, lifted_certificate
-from .pd_mip_iid import ProductChannel, ReducedPDMIP, iid_row_pmf, product_channel
-from .programs import LIFT_LIMIT, ReducedPDDP, ReducedPDI, ReducedRPD, lift_mechanism, sample
-from .reduced_lp import ReducedLP, ReducedLPSolution
-from .symmetric_prior import (
-    SymmetricPrior,
-    as_symmetric,
-    parse_symmetric_prior,
-    symmetric_contagious,
-    symmetric_iid,
-    symmetric_mixture,
-    symmetric_uniform,
-)
-from .types import JointTypes, compositions
+import importlib as _importlib
+
+# Imported on first use (PEP 562): the command line reaches the dispatcher without loading the solvers.
+_LAZY: dict[str, str] = {
+    "PATHS": ".dispatch",
+    "make_program": ".dispatch",
+    "resolve_path": ".dispatch",
+    "lift_duals": ".lift_dual",
+    "lifted_certificate": ".lift_dual",
+    "ProductChannel": ".pd_mip_iid",
+    "ReducedPDMIP": ".pd_mip_iid",
+    "iid_row_pmf": ".pd_mip_iid",
+    "product_channel": ".pd_mip_iid",
+    "LIFT_LIMIT": ".programs",
+    "ReducedPDDP": ".programs",
+    "ReducedPDI": ".programs",
+    "ReducedRPD": ".programs",
+    "lift_mechanism": ".programs",
+    "sample": ".programs",
+    "ReducedLP": ".reduced_lp",
+    "ReducedLPSolution": ".reduced_lp",
+    "SymmetricPrior": ".symmetric_prior",
+    "as_symmetric": ".symmetric_prior",
+    "parse_symmetric_prior": ".symmetric_prior",
+    "symmetric_contagious": ".symmetric_prior",
+    "symmetric_iid": ".symmetric_prior",
+    "symmetric_mixture": ".symmetric_prior",
+    "symmetric_uniform": ".symmetric_prior",
+    "JointTypes": ".types",
+    "compositions": ".types",
+}
+
+
+def __getattr__(name: str):
+    target = _LAZY.get(name)
+    if target is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(_importlib.import_module(target, __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "LIFT_LIMIT",

@@ -22,8 +22,6 @@ from typing import Any
 from ..database import DENSE_LIMIT, DatabaseSpace
 from ..errors import InvalidInputError, InvalidPriorError
 from ..priors import Prior
-from .pd_mip_iid import ReducedPDMIP, iid_row_pmf
-from .programs import ReducedPDDP, ReducedPDI, ReducedRPD
 from .symmetric_prior import SYMMETRIC_KINDS, SymmetricPrior
 
 __all__ = [
@@ -62,6 +60,8 @@ def resolve_path(name: str, prior: Prior | SymmetricPrior | DatabaseSpace, path:
         raise InvalidInputError(f"unknown program {name!r}; choose one of {PROGRAMS}")
     if path not in PATHS:
         raise InvalidInputError(f"path must be one of {PATHS}, got {path!r}")
+    from .symmetric_prior import iid_row_pmf
+
     symmetric = name == "r-pd" or _kind(prior) in SYMMETRIC_KINDS
     iid = not isinstance(prior, DatabaseSpace) and iid_row_pmf(prior) is not None
     if path == "auto":
@@ -93,6 +93,9 @@ def make_program(
     name = name.lower()
     chosen = resolve_path(name, prior, path)
     if chosen == "reduced":
+        from .pd_mip_iid import ReducedPDMIP
+        from .programs import ReducedPDDP, ReducedPDI, ReducedRPD
+
         if name == "r-pd":
             space = prior if isinstance(prior, DatabaseSpace) else prior.space
             return ReducedRPD(space, **kwargs)
@@ -166,6 +169,15 @@ def program_from_spec(
     chosen = resolve_path(name, target, formulation)
     if chosen == "dense":
         space.require_dense()
+        from ..resources import BASE_MEMORY, dense_lp_memory, require_memory
+
+        estimate = BASE_MEMORY + 4000.0 * space.size**2 if name == "pd-mip" else dense_lp_memory(n, m)
+        require_memory(
+            estimate,
+            f"the dense {name} program on N = {m}^{n} = {space.size} databases",
+            "Use a uniform, iid or contagious prior (the reduced path), the theorem path where it applies "
+            "(--path theorem), or a smaller n.",
+        )
         if isinstance(prior, SymmetricPrior):
             prior = prior.to_prior()
         target = space if name == "r-pd" else prior

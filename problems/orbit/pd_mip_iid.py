@@ -59,25 +59,9 @@ from ..programs.information_bounds import information_certificate, within_distor
 from ..programs.pd_mip import PDMIP, blahut_point_at_distortion, rate_distortion_lower_bound
 from ..result import SolveResult
 from ..units import check_unit, to_unit
-from .symmetric_prior import SymmetricPrior, as_symmetric
+from .symmetric_prior import SymmetricPrior, as_symmetric, iid_row_pmf
 
 __all__ = ["ReducedPDMIP", "ProductChannel", "product_channel", "iid_row_pmf"]
-
-
-def iid_row_pmf(prior: Prior | SymmetricPrior) -> np.ndarray | None:
-    """The row pmf π if ``prior`` is i.i.d. (kind uniform/iid, or a mixture whose components all equal π).
-
-    ``None`` for a genuinely exchangeable (correlated) or explicit prior.
-    """
-    if isinstance(prior, Prior):
-        if prior.kind not in ("uniform", "iid", "exchangeable") or not prior.row_pmfs:
-            return None
-    elif not isinstance(prior, SymmetricPrior):
-        return None
-    rows = [np.asarray(r, dtype=float) for r, w in zip(prior.row_pmfs, prior.weights) if w > 0]
-    if not rows or any(not np.array_equal(r, rows[0]) for r in rows[1:]):
-        return None
-    return rows[0]
 
 
 @dataclass(frozen=True, eq=False)

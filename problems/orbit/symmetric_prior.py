@@ -19,7 +19,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import gammaln, logsumexp
 
 from ..database import DatabaseSpace
 from ..errors import InvalidInputError, InvalidPriorError
@@ -34,6 +33,7 @@ __all__ = [
     "symmetric_contagious",
     "as_symmetric",
     "parse_symmetric_prior",
+    "iid_row_pmf",
 ]
 
 #: Prior kinds that are invariant under permuting rows (the reduced path applies to them).
@@ -97,11 +97,15 @@ class SymmetricPrior:
         terms = np.where(t[:, None, :] > 0, t[:, None, :] * logpi[None, :, :], 0.0)  # (K, J, m)
         comp = terms.sum(axis=2) + logw[None, :]
         with np.errstate(divide="ignore"):
+            from scipy.special import logsumexp  # imported here: parsing a prior stays cheap
+
             return logsumexp(comp, axis=1)
 
     def log_type_probability(self, types: np.ndarray) -> np.ndarray:
         """ln P(t(X) = t) = ln[ n!/Π_a t_a! · p_X(x of type t) ] (a multinomial mixture)."""
         t = np.asarray(types, dtype=float)
+        from scipy.special import gammaln
+
         return gammaln(self.n + 1.0) - gammaln(t + 1.0).sum(axis=1) + self.log_mass(t)
 
     @property
@@ -222,3 +226,19 @@ def parse_symmetric_prior(spec: str, n: int, m: int) -> SymmetricPrior:
         f"unknown symmetric prior spec {spec!r}; use uniform, iid:P0,P1,…, contagious:W[:P0,…] or "
         "mixture:W0,W1/P00,P01,…/P10,P11,…"
     )
+
+
+def iid_row_pmf(prior: Prior | SymmetricPrior) -> np.ndarray | None:
+    """The row pmf π if ``prior`` is i.i.d. (kind uniform/iid, or a mixture whose components all equal π).
+
+    ``None`` for a genuinely exchangeable (correlated) or explicit prior.
+    """
+    if isinstance(prior, Prior):
+        if prior.kind not in ("uniform", "iid", "exchangeable") or not prior.row_pmfs:
+            return None
+    elif not isinstance(prior, SymmetricPrior):
+        return None
+    rows = [np.asarray(r, dtype=float) for r, w in zip(prior.row_pmfs, prior.weights) if w > 0]
+    if not rows or any(not np.array_equal(r, rows[0]) for r in rows[1:]):
+        return None
+    return rows[0]
