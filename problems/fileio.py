@@ -19,19 +19,19 @@ __all__ = ["read_npy", "read_csv_numbers", "read_json_numbers", "NPY_MAGIC"]
 NPY_MAGIC = b"\x93NUMPY"
 
 
-def _require_file(path: Path, what: str) -> None:
+def _require_file(path: Path, what: str, error: type[InvalidInputError] = InvalidInputError) -> None:
     if not path.exists():
-        raise InvalidInputError(f"{what} file {str(path)!r} does not exist")
+        raise error(f"{what} file {str(path)!r} does not exist")
     if not path.is_file():
-        raise InvalidInputError(f"{what} file {str(path)!r} is not a regular file")
+        raise error(f"{what} file {str(path)!r} is not a regular file")
     if path.stat().st_size == 0:
-        raise InvalidInputError(f"{what} file {str(path)!r} is empty")
+        raise error(f"{what} file {str(path)!r} is empty")
 
 
 def read_npy(path: str | Path, what: str, error: type[InvalidInputError] = InvalidInputError) -> np.ndarray:
     """A numeric array from a ``.npy`` file; ``error`` (a subclass of InvalidInputError) for bad content."""
     path = Path(path)
-    _require_file(path, what)
+    _require_file(path, what, error)
     with path.open("rb") as fh:
         head = fh.read(len(NPY_MAGIC))
     if head != NPY_MAGIC:
@@ -64,7 +64,7 @@ def read_csv_numbers(
 ) -> np.ndarray:
     """Numbers separated by commas and/or newlines."""
     path = Path(path)
-    _require_file(path, what)
+    _require_file(path, what, error)
     try:
         text = path.read_text()
     except UnicodeDecodeError:
@@ -90,7 +90,7 @@ def read_json_numbers(
 ) -> np.ndarray:
     """A list of numbers, or an object whose ``key`` holds one."""
     path = Path(path)
-    _require_file(path, what)
+    _require_file(path, what, error)
     try:
         obj = json.loads(path.read_text())
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:

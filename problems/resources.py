@@ -113,3 +113,14 @@ def dense_lp_seconds(n: int, m: int) -> float:
     """A rough wall time of a dense PD-I/PD-DP solve (measured: N = 256 in ~25 s, N = 512 in ~330 s)."""
     N = float(m) ** n
     return 25.0 * (N / 256.0) ** 3.7 * (n * (m - 1)) / 8.0
+
+
+def require_dense_lp(space, program: str) -> None:  # noqa: ANN001 - DatabaseSpace
+    """Refuse a dense PD-DP/PD-I/R-PD program before its N×N arrays are built (memory estimate)."""
+    space.require_dense()
+    require_memory(
+        dense_lp_memory(space.n, space.m),
+        f"the dense {program} LP on N = {space.m}^{space.n} = {space.size} databases",
+        "Use the reduced path (uniform, iid or exchangeable priors: problems.orbit.make_program(…, "
+        "path='reduced'), --path reduced), the theorem path where it applies, or a smaller n.",
+    )

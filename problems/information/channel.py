@@ -62,7 +62,9 @@ def validate_channel_array(array: np.ndarray, *, atol: float = ROW_SUM_TOLERANCE
         raise InvalidChannelError(f"every axis of the channel array must be non-empty, got shape {w.shape}")
     if not np.all(np.isfinite(w)):
         idx = tuple(int(v) for v in np.argwhere(~np.isfinite(w))[0])
-        raise InvalidChannelError(f"channel entry {idx} is {w[idx]!r}; entries must be finite probabilities")
+        raise InvalidChannelError(
+            f"channel entry {tuple(int(i) for i in idx)} is {float(w[idx])!r}; entries must be finite probabilities"
+        )
     if np.any(w < -atol):
         idx = tuple(int(v) for v in np.argwhere(w < -atol)[0])
         raise InvalidChannelError(f"channel entry {idx} = {w[idx]:.3g} is negative; entries must be >= 0")
@@ -195,16 +197,14 @@ class PrivacyChannel:
 
 def load_channel(path: str | Path) -> PrivacyChannel:
     """Load a channel saved with :func:`numpy.save` (input axes first, output axis last)."""
+    from ..fileio import read_npy
+
     p = Path(path)
-    if not p.is_file():
+    if not p.exists():
         raise InvalidInputError(
             f"channel file {str(p)!r} does not exist; give a .npy file written by numpy.save"
         )
-    try:
-        arr = np.load(p, allow_pickle=False)
-    except (ValueError, OSError) as exc:
-        raise InvalidChannelError(f"cannot read {str(p)!r} as a .npy array: {exc}") from exc
-    return PrivacyChannel(arr)
+    return PrivacyChannel(read_npy(p, "channel", InvalidChannelError))
 
 
 def as_channel(channel) -> PrivacyChannel:

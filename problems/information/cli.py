@@ -83,11 +83,12 @@ def _cmd_capacity(args: argparse.Namespace) -> int:
     import numpy as np
 
     from .channel import load_channel
-    from .individual_capacity import individual_capacity
 
     unit = resolve_unit(args)
     try:
-        ch = load_channel(args.channel)
+        ch = load_channel(args.channel)  # validated before the solvers are imported
+        from .individual_capacity import individual_capacity
+
         res = individual_capacity(ch, tol=args.tol, prune=not args.no_prune)
     except PrivacyToolkitError as exc:
         return _fail(exc)
@@ -109,6 +110,10 @@ def _cmd_capacity(args: argparse.Namespace) -> int:
 
 
 def _cmd_calibrate(args: argparse.Namespace) -> int:
+    if args.mechanism == "exponential" and args.k is None:
+        return _fail("calibrate exponential needs --k K (the number of outputs |Y|, K >= 2)")
+    if args.mechanism == "gaussian" and args.T is None:
+        return _fail("calibrate gaussian needs --T T (outputs lie in [-T, T], T > 0)")
     from .basic_channels import calibrate_exponential, calibrate_gaussian, calibrate_randomized_response
 
     try:

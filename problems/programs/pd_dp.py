@@ -23,6 +23,7 @@ from ..lp.backends import check_solver
 from ..mechanism import exponential_mechanism
 from ..prior_constants import eps_X
 from ..priors import Prior, require_prior
+from ..resources import require_dense_lp
 from ..result import SolveResult
 from ._lp_result import lp_result, theorem_result, verified_theorem_result
 from .ratio_lp import RatioLP
@@ -52,6 +53,8 @@ class PDDP:
         self, prior: Prior, *, distortion_matrix: np.ndarray | None = None, solver: str | None = None
     ):
         prior = require_prior(prior, "PD-DP")
+        if distortion_matrix is None:
+            require_dense_lp(prior.space, "PD-DP")
         self.prior, self.space, self.solver = prior, prior.space, solver
         check_solver(solver)
         self.hamming = distortion_matrix is None

@@ -39,6 +39,7 @@ from ..lp.backends import check_solver
 from ..mechanism import identifiability_mechanism
 from ..prior_constants import eps_tilde, eps_X
 from ..priors import Prior, require_prior
+from ..resources import require_dense_lp
 from ..result import SolveResult
 from ._lp_result import lp_result, verified_theorem_result
 from .pd_dp import check_path, constant_result
@@ -60,6 +61,8 @@ class PDI:
         self, prior: Prior, *, distortion_matrix: np.ndarray | None = None, solver: str | None = None
     ):
         prior = require_prior(prior, "PD-I")
+        if distortion_matrix is None:
+            require_dense_lp(prior.space, "PD-I")
         self.prior, self.space, self.solver = prior, prior.space, solver
         check_solver(solver)
         self.eps_X = eps_X(prior)

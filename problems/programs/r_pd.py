@@ -21,6 +21,7 @@ from ..closed_forms import apply_kron, check_eps, kernel
 from ..database import DatabaseSpace
 from ..errors import InvalidInputError
 from ..lp.backends import check_solver
+from ..resources import require_dense_lp
 from ..result import SolveResult
 from ._lp_result import lp_result, theorem_result
 from .pd_dp import check_path
@@ -38,6 +39,7 @@ class RPD:
     def __init__(self, space: DatabaseSpace, *, solver: str | None = None):
         if not isinstance(space, DatabaseSpace):
             raise InvalidInputError(f"R-PD needs a DatabaseSpace, got {type(space).__name__}")
+        require_dense_lp(space, "R-PD")
         self.space, self.solver = space, solver
         check_solver(solver)
         self.lp = RatioLP(space, space.hamming_matrix(), None, program=self.program)
