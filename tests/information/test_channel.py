@@ -62,7 +62,7 @@ def test_invalid_query_and_shapes(tmp_path):
         load_channel(tmp_path / "missing.npy")
     bad = tmp_path / "bad.npy"
     bad.write_text("not numpy")
-    with pytest.raises(InvalidChannelError, match="cannot read"):
+    with pytest.raises(InvalidChannelError, match="is not a NumPy .npy file"):
         load_channel(bad)
     good = tmp_path / "good.npy"
     np.save(good, np.full((2, 2, 3), 1 / 3))
