@@ -291,25 +291,16 @@ def _cmd_constants(args) -> int:
 
 # ------------------------------------------------------------------------------------------------ curve
 def _cmd_curve(args) -> int:
-    from .database import DatabaseSpace
-    from .orbit.dispatch import SYMMETRIC_SPECS
+    from .orbit.dispatch import prior_from_spec
+    from .orbit.symmetric_prior import iid_row_pmf
 
     out, exists = check_output_dir(args.out)
-    space = DatabaseSpace(args.n, args.m)
-    if args.prior.split(":", 1)[0].strip().lower() in SYMMETRIC_SPECS:
-        from .orbit.symmetric_prior import parse_symmetric_prior
-
-        prior = parse_symmetric_prior(args.prior, args.n, args.m)  # the reduced programs: never the mⁿ pmf
-        if prior.kind == "exchangeable" and args.notion == "m":
-            raise InvalidInputError(
-                "curve --notion m with an exchangeable (non-i.i.d.) prior needs the dense PD-MIP; "
-                "use --prior uniform or iid:… (the reduced PD-MIP), or --notion i / d"
-            )
-    else:
-        space.require_dense()
-        from .priors import parse_prior
-
-        prior = parse_prior(args.prior, space)
+    prior = prior_from_spec(args.prior, args.n, args.m)  # symmetric: the reduced programs, never the mⁿ pmf
+    if args.notion == "m" and not hasattr(prior, "pmf") and iid_row_pmf(prior) is None:
+        raise InvalidInputError(
+            "curve --notion m with an exchangeable (non-i.i.d.) prior needs the dense PD-MIP; "
+            "use --prior uniform or iid:… (the reduced PD-MIP), or --notion i / d"
+        )
     if args.solver is not None:
         from .lp.backends import check_solver
 

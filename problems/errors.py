@@ -22,6 +22,8 @@ Hierarchy::
 
 from __future__ import annotations
 
+import re
+
 __all__ = [
     "PrivacyToolkitError",
     "InvalidInputError",
@@ -37,8 +39,17 @@ __all__ = [
 ]
 
 
+_NUMPY_REPR = re.compile(r"np\.(?:float|int|uint|bool|complex|str)_?\d*\(([^()]*)\)")
+
+
 class PrivacyToolkitError(Exception):
-    """Base class of every error the toolkit raises on purpose."""
+    """Base class of every error the toolkit raises on purpose.
+
+    Its text shows numbers plainly: a NumPy scalar's ``repr`` (``np.float64(nan)``) becomes ``nan``.
+    """
+
+    def __str__(self) -> str:
+        return _NUMPY_REPR.sub(r"\1", super().__str__())
 
 
 class InvalidInputError(PrivacyToolkitError, ValueError):

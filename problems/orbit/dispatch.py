@@ -28,6 +28,7 @@ __all__ = [
     "make_program",
     "resolve_path",
     "program_from_spec",
+    "prior_from_spec",
     "solve_from_spec",
     "split_path",
     "SpecProgram",
@@ -132,6 +133,22 @@ class SpecProgram:
     method: str  # "auto", "lp" or "theorem" (ignored by PD-MIP)
     prior: Any  # Prior, SymmetricPrior (or the DatabaseSpace for R-PD)
     space: DatabaseSpace
+
+
+def prior_from_spec(spec: str, n: int, m: int, *, dense: bool = False) -> Any:
+    """The prior of a ``--prior`` spec: a SymmetricPrior for symmetric specs (no mⁿ pmf) unless ``dense``.
+
+    Explicit priors (``pmf:``, ``file:``) and ``dense=True`` give a :class:`~problems.priors.Prior`; their
+    database space must pass the dense limit (ProblemTooLargeError before anything is built).
+    """
+    from ..priors import parse_prior
+    from .symmetric_prior import parse_symmetric_prior
+
+    space = DatabaseSpace(n, m)
+    if not dense and spec.split(":", 1)[0].strip().lower() in SYMMETRIC_SPECS:
+        return parse_symmetric_prior(spec, n, m)
+    space.require_dense()
+    return parse_prior(spec, space)
 
 
 def program_from_spec(
