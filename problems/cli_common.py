@@ -290,7 +290,7 @@ def json_ready(obj: Any, non_finite: list[dict] | None = None, path: str = "") -
     if isinstance(obj, float):
         if math.isfinite(obj):
             return float(obj)
-        non_finite.append({"field": path or "(value)", "value": repr(obj)})
+        non_finite.append({"field": path or "(value)", "value": repr(float(obj))})
         return None
     if isinstance(obj, int):
         return int(obj)
