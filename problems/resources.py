@@ -28,6 +28,9 @@ __all__ = [
     "dense_lp_memory",
     "pmf_memory",
     "BASE_MEMORY",
+    "dense_lp_seconds",
+    "format_seconds",
+    "require_dense_lp",
 ]
 
 MEMORY_LIMIT_ENV = "PRIVACY_PROBLEMS_MEMORY_LIMIT"
@@ -48,6 +51,17 @@ def format_bytes(n: float) -> str:
         if n >= size:
             return f"{n / size:.3g} {unit}"
     return f"{int(n)} bytes"
+
+
+def format_seconds(t: float) -> str:
+    """``45 s``, ``12 min``, ``3.5 h`` or ``2 days``."""
+    if t < 120:
+        return f"{t:.0f} s"
+    if t < 7200:
+        return f"{t / 60:.0f} min"
+    if t < 172800:
+        return f"{t / 3600:.1f} h"
+    return f"{t / 86400:.0f} days"
 
 
 def available_memory() -> int | None:

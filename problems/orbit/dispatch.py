@@ -195,6 +195,19 @@ def program_from_spec(
             "Use a uniform, iid or contagious prior (the reduced path), the theorem path where it applies "
             "(--path theorem), or a smaller n.",
         )
+        if name != "pd-mip" and method != "theorem":
+            from ..resources import dense_lp_seconds, format_seconds
+
+            seconds = dense_lp_seconds(n, m)
+            if seconds > 60:
+                import warnings
+
+                warnings.warn(
+                    f"the dense {name} LP on N = {space.size} databases may take about {format_seconds(seconds)} "
+                    "if the LP is needed (estimate from measured solves; the theorem path, where it applies, "
+                    "is immediate)",
+                    stacklevel=2,
+                )
         if isinstance(prior, SymmetricPrior):
             prior = prior.to_prior()
         target = space if name == "r-pd" else prior
