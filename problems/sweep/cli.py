@@ -6,7 +6,6 @@ or failed (its row says why); 4 — some point was refused as too large for the 
 
 from __future__ import annotations
 
-import argparse
 import json
 
 from ..errors import InvalidInputError
