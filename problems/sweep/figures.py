@@ -23,6 +23,7 @@ AXES = {
     "eps-d": ("distortion D (expected Hamming)", "ε*_d(D) (nats)"),
     "eps-i": ("distortion D (expected Hamming)", "ε*_i(D) (nats)"),
     "design": ("individual capacity limit ε (nats)", "minimum expected distortion"),
+    "c1-dp": ("privacy level ε (nats)", "C₁ of the optimal ε-DP mechanism (nats)"),
 }
 
 

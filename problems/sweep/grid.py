@@ -17,9 +17,10 @@ program    value                                                  axis
 ``eps-d``  ε*_d(D) = min{ε : D*_d(ε) ≤ D}, by inversion             D
 ``eps-i``  ε*_i(D) = min{ε : D*_i(ε) ≤ D}, by inversion             D
 ``design`` min expected distortion, individual capacity C₁ ≤ ε      ε (capacity limit, nats)
+``c1-dp``  C₁ (nats) of the optimal ε-DP mechanism of PD-DP        ε
 ========== ====================================================== ==========================
 
-(Paper 002 for the first six; paper 004 / ``docs/mechanism_design.md`` for ``design``.)
+(Paper 002 for the first six; paper 004 / ``docs/mechanism_design.md`` for ``design`` and ``c1-dp``.)
 
 Priors are the command line's specs (``uniform``, ``iid:P0,P1,…``, ``pmf:…``, ``file:PATH``,
 ``contagious:W[:P…]``, ``mixture:…``) plus ``dirichlet:ALPHA:SEED`` — the pmf over the mⁿ databases drawn
@@ -50,7 +51,7 @@ __all__ = [
 ]
 
 #: Programs whose axis is the privacy level ε (nats).
-EPS_PROGRAMS = ("pd-dp", "pd-i", "r-pd", "design")
+EPS_PROGRAMS = ("pd-dp", "pd-i", "r-pd", "design", "c1-dp")
 #: Programs whose axis is the distortion D ∈ [0, n].
 DISTORTION_PROGRAMS = ("pd-mip", "eps-d", "eps-i")
 PROGRAMS = EPS_PROGRAMS + DISTORTION_PROGRAMS

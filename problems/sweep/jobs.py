@@ -53,7 +53,7 @@ def _kind(spec: str) -> str:
 
 
 def _reduced_path(point: Point) -> bool:
-    if point.path in ("dense",) or point.program == "design":
+    if point.path in ("dense",) or point.program in ("design", "c1-dp"):
         return False
     return _kind(point.prior) in _SYMMETRIC or point.program == "r-pd"
 
@@ -95,7 +95,7 @@ def estimate_bytes(point: Point) -> int:
         return base
     if _reduced_path(point):
         return int(base + 3000 * _types(n, m))
-    if point.program == "design":
+    if point.program in ("design", "c1-dp"):
         return int(base + 4000 * N * N)
     rows = N * N * max(n * (m - 1), 1)
     return int(base + 1000 * N * N + 200 * rows)
@@ -227,6 +227,26 @@ def _design(point: Point) -> dict:
     return _from_result(point, res, time.perf_counter() - t0)
 
 
+def _c1_dp(point: Point) -> dict:
+    """C₁ (nats, Theorem 2 of paper 004) of the optimal ε-DP mechanism of PD-DP at ``point.eps``."""
+    from ..information.individual_capacity import individual_capacity
+
+    t0 = time.perf_counter()
+    _, res = _solve_program(Point("pd-dp", point.n, point.m, point.prior, eps=point.eps, path="dense"))
+    W = np.asarray(res.mechanism.matrix, dtype=float)
+    cap = individual_capacity(W.reshape((point.m,) * point.n + (W.shape[1],)))
+    return _row(
+        point,
+        status=str(cap.status),
+        certified=bool(cap.certified),
+        value=cap.c1,
+        lower=cap.lower_bound,
+        upper=cap.upper_bound,
+        solver=f"{res.stats.solver} + vertex channels",
+        solve_time=time.perf_counter() - t0,
+    )
+
+
 def run_point(point: Point) -> dict:
     """Solve one point and return its row (see :data:`COLUMNS`).  Never raises."""
     t0 = time.perf_counter()
@@ -235,6 +255,8 @@ def run_point(point: Point) -> dict:
             return _inverse(point)
         if point.program == "design":
             return _design(point)
+        if point.program == "c1-dp":
+            return _c1_dp(point)
         _, res = _solve_program(point)
         return _from_result(point, res, time.perf_counter() - t0)
     except InfeasibleProgramError as exc:

@@ -192,3 +192,17 @@ def test_cli_sweep_json_and_exit_codes(tmp_path, capsys):
     f = tmp_path / "file"
     f.write_text("x")
     assert main(argv + ["--out", str(f)]) == 2  # output is an existing file
+
+
+def test_capacity_and_design_jobs(tmp_path):
+    from problems.design import design_mechanism, design_problem
+
+    pts = [Point("c1-dp", 3, 2, "uniform", eps=e) for e in (0.5, 1.0)] + [
+        Point("design", 2, 2, "uniform", eps=0.5, query="count")
+    ]
+    s = run_sweep(pts, tmp_path, scheduler="synchronous", progress=False)
+    for r in s.rows[:2]:  # ε-DP implies C₁ ≤ ε (paper 004); the bracket is proved
+        assert r["lower"] <= r["value"] <= r["upper"] <= r["eps"] + 1e-9
+    direct = design_mechanism(design_problem(DatabaseSpace(2, 2), "count"), 0.5).value
+    assert _close(s.rows[2]["value"], direct)
+    assert any(f.endswith("c1-dp_n3_m2.png") for f in s.figures)
