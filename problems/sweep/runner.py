@@ -136,7 +136,7 @@ def _connect(scheduler: str | None, workers: int | None, memory_limit: int):  # 
         threads_per_worker=1,
         processes=True,
         memory_limit=memory_limit,
-        dashboard_address=None,
+        dashboard_address=":0",
         silence_logs=logging.ERROR,
     )
     return Client(cluster), cluster, f"LocalCluster({k} workers)"

@@ -116,3 +116,22 @@ def test_killed_worker_loses_nothing(cluster, tmp_path):
     # a second run skips everything, on the same cluster
     s2 = run_sweep(spec, tmp_path / "out", scheduler=address, progress=False, figures=False)
     assert (s2.computed, s2.skipped) == (0, 16)
+
+
+def test_cli_on_a_running_scheduler(cluster, tmp_path):
+    address, _, _ = cluster
+    argv = ["sweep", "--program", "r-pd", "--program", "pd-dp", "--n", "3", "--m", "2", "--eps", "1,2"]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    cmd = [sys.executable, "-m", "problems", *argv, "--scheduler", address, "--out", str(tmp_path), "--json"]
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert out["scheduler"] == address and out["workers"] == 2 and out["computed"] == 4
+    assert {r["worker"] for r in out["table"]} <= set(_addresses(address))
+
+
+def _addresses(address: str) -> list[str]:
+    from distributed import Client
+
+    with Client(address, timeout="30s") as c:
+        return list(c.scheduler_info()["workers"])
