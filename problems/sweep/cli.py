@@ -99,7 +99,7 @@ def register(subparsers) -> None:  # noqa: ANN001
         description="Solve every point of a grid on a Dask LocalCluster (default) or a cluster "
         "(--scheduler). Finished points are kept in DIR/points and skipped on a re-run. See docs/sweeps.md.",
     )
-    p.add_argument("spec", nargs="?", help="a TOML spec file (flags below extend or override it)")
+    p.add_argument("spec", nargs="?", help="a TOML spec file (flags given on the command line override its values)")
     p.add_argument(
         "--program", action="append", help="pd-dp, pd-i, r-pd, pd-mip, eps-d, eps-i, design (repeat)"
     )
