@@ -59,6 +59,8 @@ def _cmd_sweep(args) -> int:  # noqa: ANN001
 
     if args.workers is not None and args.workers < 1:
         raise InvalidInputError(f"--workers must be ≥ 1, got {args.workers}")
+    if args.memory_limit is not None and not args.memory_limit > 0:
+        raise InvalidInputError(f"--memory-limit is in GiB and must be > 0, got {args.memory_limit}")
     if args.solver:
         from ..lp.backends import check_solver
 
@@ -69,6 +71,7 @@ def _cmd_sweep(args) -> int:  # noqa: ANN001
         args.out,
         scheduler=args.scheduler,
         workers=args.workers,
+        memory_limit=None if args.memory_limit is None else int(args.memory_limit * 2**30),
         progress=not args.quiet,
         figures=not args.no_figures,
     )
@@ -99,7 +102,9 @@ def register(subparsers) -> None:  # noqa: ANN001
         description="Solve every point of a grid on a Dask LocalCluster (default) or a cluster "
         "(--scheduler). Finished points are kept in DIR/points and skipped on a re-run. See docs/sweeps.md.",
     )
-    p.add_argument("spec", nargs="?", help="a TOML spec file (flags given on the command line override its values)")
+    p.add_argument(
+        "spec", nargs="?", help="a TOML spec file (flags given on the command line override its values)"
+    )
     p.add_argument(
         "--program", action="append", help="pd-dp, pd-i, r-pd, pd-mip, eps-d, eps-i, design (repeat)"
     )
@@ -118,6 +123,9 @@ def register(subparsers) -> None:  # noqa: ANN001
     p.add_argument("--out", required=True, help="results directory (created; finished points are kept)")
     p.add_argument("--scheduler", help="tcp://HOST:PORT of a running dask scheduler, or 'synchronous'")
     p.add_argument("--workers", type=int, help="local workers (default: the machine's cores)")
+    p.add_argument(
+        "--memory-limit", type=float, help="GiB per local worker (default: from the points' estimates)"
+    )
     p.add_argument("--json", action="store_true", help="print the summary and the table as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress output")
     p.add_argument("--no-figures", action="store_true", help="do not draw DIR/figures/*.png")

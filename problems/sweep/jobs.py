@@ -85,7 +85,7 @@ def estimate_bytes(point: Point) -> int:
 
     Dense ratio LPs have N·K variables (N = K = mⁿ) and N·K·n(m−1) ratio rows; the sparse-direct IPMs need
     about 1 kB per variable.  Reduced LPs have about one variable per joint type (C(n+m²−1, m²−1)); the
-    constant 3 kB per variable is the n = 200, m = 2 measurement (1.37 M variables, ~4 GB) rounded up.
+    constant 6 kB per variable is the n = 200, m = 2 measurement (1.37 M variables, 7.7 GB) rounded up.
     PD-MIP is an exponential-cone program on the N×N joint; the reduced PD-MIP is single-letter (tiny).
     """
     base = 200 * 2**20  # the interpreter, NumPy, SciPy, CVXPY
@@ -94,7 +94,7 @@ def estimate_bytes(point: Point) -> int:
     if point.program == "r-pd" or (point.program == "pd-mip" and _reduced_path(point)):
         return base
     if _reduced_path(point):
-        return int(base + 3000 * _types(n, m))
+        return int(base + 6000 * _types(n, m))
     if point.program in ("design", "c1-dp"):
         return int(base + 4000 * N * N)
     rows = N * N * max(n * (m - 1), 1)

@@ -111,6 +111,7 @@ def scale_rows_via_sweep(
     row: Sequence[float] = (0.3, 0.7),
     scheduler: str | None = None,
     workers: int | None = None,
+    memory_limit: int | None = None,
     progress: bool = True,
     echo: Callable[[str], object] | None = None,
 ) -> list[dict]:
@@ -124,7 +125,15 @@ def scale_rows_via_sweep(
         for name in programs
         for d in levels
     ]
-    summary = run_sweep(points, out, scheduler=scheduler, workers=workers, progress=progress, echo=echo)
+    summary = run_sweep(
+        points,
+        out,
+        scheduler=scheduler,
+        workers=workers,
+        memory_limit=memory_limit,
+        progress=progress,
+        echo=echo,
+    )
     rows = []
     for p, r in zip(points, summary.rows):
         e = math.nan if r["value"] is None else r["value"]
@@ -163,9 +172,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     s.add_argument("--out", required=True)
     s.add_argument("--scheduler")
     s.add_argument("--workers", type=int)
+    s.add_argument("--memory-limit", type=float, help="GiB per local worker (default: from the estimate)")
     args = ap.parse_args(argv)
     rows = scale_rows_via_sweep(
-        args.ns, args.levels, args.out, programs=args.programs, scheduler=args.scheduler, workers=args.workers
+        args.ns,
+        args.levels,
+        args.out,
+        programs=args.programs,
+        scheduler=args.scheduler,
+        workers=args.workers,
+        memory_limit=None if args.memory_limit is None else int(args.memory_limit * 2**30),
     )
     import io
 
