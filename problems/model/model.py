@@ -35,7 +35,7 @@ import cvxpy as cp
 import numpy as np
 
 from ..certificate import Certificate
-from ..errors import InvalidInputError, InvalidPriorError
+from ..errors import InfeasibleProgramError, InvalidInputError, InvalidPriorError
 from ..lp import Bounds, RatioLPSpec, Status, certified
 from ..lp import solve as solve_lp
 from ..mechanism import Mechanism
@@ -277,7 +277,9 @@ class MechanismModel:
         if path not in PATHS:
             raise InvalidInputError(f"path must be one of {PATHS}, got {path!r}")
         for c in self.constraints:
-            c.validate(self.ctx)  # proved infeasibility (identifiability below ε_X) raises here
+            reason = c.infeasibility(self.ctx)  # e.g. identifiability below ε_X (paper 002, Lemma 3)
+            if reason is not None:
+                raise InfeasibleProgramError(self.name, reason)
         route = self.route()
         if path == "lp-core" and route != "lp-core":
             raise InvalidInputError(
@@ -430,7 +432,7 @@ class MechanismModel:
             trivial -= (
                 64.0 * self.loss.size * _U * (1.0 + float(np.sum(self.prior * np.abs(self.loss).max(axis=1))))
             )
-        lower = max(lower, trivial)
+        lower = max(lower, trivial, self._capacity_bound(start, aux, lags, mults, builts))
         if lower > upper:
             lower = upper  # equal up to the margins of two different proofs
         ok = fixed.W is not None and certified(lower, upper)
@@ -465,6 +467,37 @@ class MechanismModel:
             path="cvxpy-lp" if linear else "cvxpy-conic",
             extras={"repair": {"reference": fixed.reference, "t": fixed.t}, "margin_eta": eta},
         )
+
+    def _capacity_bound(self, W, aux, lags, mults, builts) -> float:
+        """With one capacity constraint and otherwise linear constraints without slacks: the Lagrangian bound
+        of the design program (:func:`problems.design.program._lagrangian_bound`, which also descends the
+        Lagrangian by closed-form block steps), with the linear terms folded into its cost matrix."""
+        from ..design.program import _lagrangian_bound
+
+        cap = [k for k, c in enumerate(self.constraints) if c.kind == "individual_capacity"]
+        others = [k for k in range(len(self.constraints)) if k not in cap]
+        if (
+            len(cap) != 1
+            or self.objective != "expected_loss"
+            or any(not self.constraints[k].linear or builts[k].aux for k in others)
+            or not builts[cap[0]].aux
+        ):
+            return -math.inf
+        Wc = np.clip(np.nan_to_num(W), 0.0, None)
+        Wc = Wc / Wc.sum(axis=1, keepdims=True)
+        C = self.prior[:, None] * self.loss
+        const = 0.0
+        for k in others:
+            lam = [np.clip(np.nan_to_num(np.atleast_1d(m)), 0.0, None) for m in mults[k]]
+            val, g, _ = lags[k](Wc, [], lam)
+            C, const = C + g, const + val - float(np.sum(g * Wc))
+        k = cap[0]
+        lam = np.clip(np.nan_to_num(np.atleast_1d(mults[k][0])), 0.0, None)
+        c = self.constraints[k]
+        const -= c.at_most * float(lam.sum())
+        bound, _ = _lagrangian_bound(Wc, np.asarray(aux[k][0], float), c.vertices(), lam, C, const)
+        scale = 1.0 + abs(bound) + abs(const) + float(np.abs(C).sum())
+        return float(bound) - 64.0 * (W.size + lam.size) * _U * scale if math.isfinite(bound) else -math.inf
 
     def _refine(self, W, aux, lags, mults) -> list[np.ndarray]:
         """Extra evaluation points of the lower bound: Blahut iterates when the only non-linear terms of the

@@ -45,7 +45,7 @@ import scipy.sparse as sp
 from scipy.special import rel_entr
 
 from ..database import DatabaseSpace
-from ..errors import InfeasibleProgramError, InvalidInputError, InvalidPrivacyLevelError, ShapeMismatchError
+from ..errors import InvalidInputError, InvalidPrivacyLevelError, ShapeMismatchError
 from .neighbours import UnboundedSpace, describe, resolve_pairs
 
 __all__ = [
@@ -165,7 +165,11 @@ class PrivacyConstraint:
         return None
 
     def validate(self, ctx: ModelContext) -> None:
-        """Raise a typed error if the constraint does not fit the model (or is proved infeasible)."""
+        """Raise a typed error if the constraint does not fit the model."""
+
+    def infeasibility(self, ctx: ModelContext) -> str | None:
+        """Why no mechanism satisfies the constraint, when the toolkit can prove it; else ``None``."""
+        return None
 
     def build(self, W: cp.Variable, ctx: ModelContext) -> Built:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -402,19 +406,21 @@ class Identifiability(_Ratio):
         return float(np.max(r))
 
     def validate(self, ctx):
+        resolve_pairs(self.neighbours, ctx.N)
+
+    def infeasibility(self, ctx):
         e_x = self.eps_x(ctx)
         if e_x == math.inf:
-            raise InfeasibleProgramError(
-                "model",
+            return (
                 "the prior gives zero mass to an input with a neighbour of positive mass, so no finite "
-                f"identifiability level (ε = {self.eps:g}) is achievable",
+                f"identifiability level (ε = {self.eps:g}) is achievable"
             )
         if self.eps < e_x - 1e-12:
-            raise InfeasibleProgramError(
-                "model",
+            return (
                 f"ε = {self.eps:.6g} < ε_X = {e_x:.6g}: summing p(x)W[x,y] ≤ e^ε p(x')W[x',y] over y forces "
-                "p(x) ≤ e^ε p(x') for all neighbours, which this prior violates (paper 002, Lemma 3)",
+                "p(x) ≤ e^ε p(x') for all neighbours, which this prior violates (paper 002, Lemma 3)"
             )
+        return None
 
     def pairs(self, ctx):
         i, j = resolve_pairs(self.neighbours, ctx.N)
