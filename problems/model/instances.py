@@ -34,7 +34,9 @@ def _pmf(space: DatabaseSpace, prior) -> np.ndarray:
 
 def _model(space: DatabaseSpace, prior, name: str) -> MechanismModel:
     labels = space.labels
-    return MechanismModel(_pmf(space, prior), losses.hamming(space), name=name, input_labels=labels, output_labels=labels)
+    return MechanismModel(
+        _pmf(space, prior), losses.hamming(space), name=name, input_labels=labels, output_labels=labels
+    )
 
 
 def pd_dp(space: DatabaseSpace, prior, eps: float) -> MechanismModel:
