@@ -5,10 +5,12 @@ with a relative safety margin η (``holds(W, ctx, η)``, η = max(1e-12, 8·γ_{
 above the rounding error of the sums involved, including the row normalisation).  If a test fails, W is
 mixed with a *reference mechanism* that satisfies the constraints strictly — the constant mechanism
 :math:`W_0[x,:] = r` (r = ½ p_Y + ½ uniform), which satisfies every DP, (ε,δ)-DP, local, metric,
-mutual-information and capacity constraint, and identifiability for ε > ε_X; or the minimum-loss mechanism,
-which satisfies a loss cap — and the smallest mixing weight that passes is found by bisection (the
-feasible part of the segment is an interval, the constraints being convex).  The objective of that
-mechanism, plus the margin, is the upper bound.
+mutual-information and capacity constraint, and identifiability for ε > ε_X; the best constant mechanism
+(all mass on argmin_y Σ_x p(x)L[x,y]; I(X;Y) = 0 exactly); the minimum-loss mechanism, which satisfies a
+loss cap; or the uniform one — and the smallest mixing weight that passes is found by bisection (the
+feasible part of the segment is an interval, the constraints being convex).  The references themselves
+are candidates too; the candidate of smallest objective is returned, and its objective plus the margin
+is the upper bound.
 
 *Lower bound.*  Only the constraints outside the domain Z (rows of W and of every q_B in the simplex,
 every slack t in [0, 1]) are dualised, with the solver's multipliers clipped to λ ≥ 0.  The Lagrangian
@@ -72,17 +74,27 @@ def repair(
     """The best (lowest ``objective``) exactly feasible mixture of W with a reference mechanism."""
     N, K = ctx.N, ctx.K
     W0 = _normalise(W) if W is not None else np.full((N, K), 1.0 / K)
+    candidates: list[Repair] = []
     if _all_hold(W0, cons, ctx, eta):
-        return Repair(W0, 0.0, "none")
+        candidates.append(Repair(W0, 0.0, "none"))
     r = 0.5 * (ctx.prior @ W0) + 0.5 / K
     const = np.tile(r / r.sum(), (N, 1))
+    best_col = np.zeros((N, K))
+    best_col[:, int(np.argmin(ctx.prior @ ctx.loss))] = 1.0
     minloss = np.zeros((N, K))
     minloss[np.arange(N), np.argmin(ctx.loss, axis=1)] = 1.0
-    best: Repair = Repair(None, math.nan, "none")
-    best_val = math.inf
-    for name, ref in (("constant", const), ("min-loss", minloss), ("uniform", np.full((N, K), 1.0 / K))):
+    refs = (
+        ("constant", const),
+        ("best-constant", best_col),
+        ("min-loss", minloss),
+        ("uniform", np.full((N, K), 1.0 / K)),
+    )
+    for name, ref in refs:
         if not _all_hold(ref, cons, ctx, eta):
             continue
+        candidates.append(Repair(ref, 1.0, name))
+        if candidates[0].reference == "none":
+            continue  # W itself is feasible: the reference competes only as an endpoint
         lo, hi = -16.0, 0.0  # log10 t: the feasible weights form an interval [t*, 1]
         if _all_hold(_normalise((1 - 1e-16) * W0 + 1e-16 * ref), cons, ctx, eta):
             hi = lo
@@ -94,14 +106,14 @@ def repair(
                     hi = mid
                 else:
                     lo = mid
-        t = 10.0**hi if hi < 0 else 1.0
-        Wt = _normalise((1 - t) * W0 + t * ref)
-        if not _all_hold(Wt, cons, ctx, eta):  # pragma: no cover - the endpoint was tested
-            continue
-        v = objective(Wt)
-        if v < best_val:
-            best, best_val = Repair(Wt, t, name), v
-    return best
+        if hi < 0:
+            t = 10.0**hi
+            Wt = _normalise((1 - t) * W0 + t * ref)
+            if _all_hold(Wt, cons, ctx, eta):
+                candidates.append(Repair(Wt, t, name))
+    if not candidates:
+        return Repair(None, math.nan, "none")
+    return min(candidates, key=lambda c: objective(c.W))
 
 
 def lagrangian_bound(

@@ -377,6 +377,10 @@ class MechanismModel:
 
     def _solve_lp_core(self, solver, time_limit) -> ModelResult:
         spec, eps = self.ratio_spec()
+        if eps == 0.0 and spec.P:
+            res = self._zero_level(spec)
+            if res is not None:
+                return res
         sol = solve_lp(spec, eps, solver=solver, time_limit=time_limit)
         W = sol.z.reshape(self.N, self.K)
         W = W / W.sum(axis=1, keepdims=True)
@@ -390,6 +394,50 @@ class MechanismModel:
             duals={"ratio": sol.lam, "normalisation": sol.nu},
             path="lp-core",
             extras={"lp_eps": eps, "mix": sol.mix},
+        )
+
+    def _zero_level(self, spec: RatioLPSpec) -> ModelResult | None:
+        """Every ratio row at level 0 and symmetric (e.g. ε = 0): the rows of W are equal on each connected
+        component of the neighbour graph, so the optimum is, per component, the best constant row (an exact
+        closed form; the LP has no interior there, so the chain could not prove it)."""
+        from scipy.sparse import csr_matrix
+        from scipy.sparse.csgraph import connected_components
+
+        from ..certificate import theorem_certificate
+        from ..programs.theorem import best_constant
+        from ..solver import SolverStats
+
+        if np.any(spec.log_kappa != 0.0):
+            return None
+        K = self.K
+        i, j = spec.src[::K] // K, spec.dst[::K] // K
+        code = set((i * self.N + j).tolist())
+        if any(int(b) * self.N + int(a) not in code for a, b in zip(i, j)):
+            return None
+        graph = csr_matrix((np.ones(i.size), (i, j)), shape=(self.N, self.N))
+        ncomp, label = connected_components(graph, directed=False)
+        cost = self.prior[:, None] * self.loss
+        W = np.zeros((self.N, K))
+        lo = up = 0.0
+        for comp in range(ncomp):
+            rows = np.flatnonzero(label == comp)
+            y, a, b = best_constant(cost[rows])
+            W[rows, y] = 1.0
+            lo, up = lo + a, up + b
+        lo, up = lo * (1 - 4 * ncomp * _U), up * (1 + 4 * ncomp * _U)
+        theorem = (
+            "level 0: rows equal on each component of the neighbour graph; the best constant row of each"
+        )
+        return self._result(
+            W=W,
+            value=float(np.sum(cost * W)),
+            status=Status.OPTIMAL,
+            bounds=Bounds(max(lo, 0.0), up),
+            cert=theorem_certificate(float(np.sum(cost * W)), max(lo, 0.0), up, theorem),
+            stats=SolverStats("theorem", 0.0, 0.0, 0, (("theorem", theorem),)),
+            duals={},
+            path="lp-core",
+            extras={"lp_eps": 0.0, "theorem": theorem},
         )
 
     def _solve_cvxpy(self, solver) -> ModelResult:

@@ -449,7 +449,10 @@ class Identifiability(_Ratio):
 
 # ----------------------------------------------------------------------------------------------- information
 def mutual_information_value(W: np.ndarray, p: np.ndarray) -> float:
-    """I(X;Y) in nats of prior p and mechanism W (NumPy, no solver)."""
+    """I(X;Y) in nats of prior p and mechanism W (NumPy, no solver); exactly 0 when the rows are identical."""
+    rows = W[p > 0]
+    if rows.shape[0] == 0 or np.all(rows == rows[:1]):
+        return 0.0
     J = p[:, None] * W
     q = J.sum(axis=0)
     return max(float(np.sum(rel_entr(J, p[:, None] * q[None, :]))), 0.0)
@@ -514,7 +517,8 @@ class MutualInformation(PrivacyConstraint):
         return mutual_information_value(W, ctx.prior) - float(self.at_most)
 
     def holds(self, W, ctx, eta):
-        return mutual_information_value(W, ctx.prior) * (1 + eta) + eta <= float(self.at_most)
+        value = mutual_information_value(W, ctx.prior)
+        return value == 0.0 or value * (1 + eta) + eta <= float(self.at_most)
 
     def to_dict(self, ctx):
         return {"kind": self.kind, "at_most": self.at_most, "unit": "nats"}

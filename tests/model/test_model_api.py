@@ -164,3 +164,37 @@ def test_cli_exit_codes(tmp_path, capsys):
     assert main(["model", str(spec), "--json"]) == 1
     assert json.loads(capsys.readouterr().out)["status"] == "infeasible"
     assert main(["model", str(tmp_path / "missing.toml")]) == 2
+
+
+# ------------------------------------------------------------------------------------------------ edge cases
+def test_level_zero_is_the_best_constant_per_component():
+    from problems import PDDP, priors
+
+    space = DatabaseSpace(2, 2)
+    prior = priors.from_pmf(space, [0.1, 0.2, 0.3, 0.4])
+    res = (
+        MechanismModel(prior, losses.hamming(space)).add(privacy.differential(0.0, neighbours=space)).solve()
+    )
+    assert res.certified and res.path == "lp-core" and "level 0" in res.extras["theorem"]
+    assert abs(res.value - PDDP(prior).solve(0.0).value) <= 1e-12
+    # two components {0, 1} and {2}: each gets its own best constant row
+    res = MechanismModel(np.full(3, 1 / 3), losses.zero_one(3)).add(
+        privacy.differential(0.0, neighbours=[[0, 1]])
+    )
+    out = res.solve()
+    assert out.certified and abs(out.value - 1 / 3) <= 1e-12
+
+
+def test_zero_information_cap_and_zero_rate():
+    L = losses.absolute([0, 1, 2])
+    res = MechanismModel(np.full(3, 1 / 3), L).add(privacy.mutual_information(at_most=0.0)).solve()
+    assert res.certified and abs(res.value - 2 / 3) <= 1e-12
+    res = MechanismModel(np.full(3, 1 / 3), L).add(privacy.expected_loss(at_most=5.0))
+    res = res.minimise(privacy.mutual_information()).solve()
+    assert res.certified and res.value == 0.0 and res.bounds.upper == 0.0
+
+
+def test_negative_losses_go_through_cvxpy():
+    res = MechanismModel([0.5, 0.5], -np.eye(2)).add(privacy.local(1.0)).solve()
+    assert res.path == "cvxpy-lp" and res.certified
+    assert abs(res.value + math.e / (1 + math.e)) <= 1e-9
