@@ -51,6 +51,7 @@ from .privacy import (
     PrivacyConstraint,
     mutual_information_expr,
     mutual_information_grad,
+    mutual_information_size,
     mutual_information_value,
 )
 
@@ -455,11 +456,10 @@ class MechanismModel:
         if fixed.W is not None:
             W = fixed.W
             value = self.objective_value(W)
-            terms = (
-                np.abs(self.prior[:, None] * self.loss * W).sum()
-                if self.objective == "expected_loss"
-                else 0.0
-            )
+            if self.objective == "expected_loss":
+                terms = float(np.abs(self.prior[:, None] * self.loss * W).sum())
+            else:
+                terms = mutual_information_size(W, self.prior)
             upper = value + 64.0 * W.size * _U * (1.0 + abs(value) + float(terms))
             if self.objective == "mutual_information" and np.all(W == W[:1]):
                 value = upper = 0.0  # identical rows: I = 0 exactly

@@ -458,6 +458,13 @@ def mutual_information_value(W: np.ndarray, p: np.ndarray) -> float:
     return max(float(np.sum(rel_entr(J, p[:, None] * q[None, :]))), 0.0)
 
 
+def mutual_information_size(W: np.ndarray, p: np.ndarray) -> float:
+    """Σ |p(x)W[x,y] ln(W[x,y]/q(y))|: the scale of the rounding error of :func:`mutual_information_value`."""
+    J = p[:, None] * W
+    q = J.sum(axis=0)
+    return float(np.sum(np.abs(rel_entr(J, p[:, None] * q[None, :]))))
+
+
 def mutual_information_grad(W: np.ndarray, p: np.ndarray) -> np.ndarray:
     r""":math:`\partial I/\partial W[x,y] = p(x)\ln(W[x,y]/q(y))` (W > 0 where p > 0)."""
     q = p @ W
@@ -518,7 +525,9 @@ class MutualInformation(PrivacyConstraint):
 
     def holds(self, W, ctx, eta):
         value = mutual_information_value(W, ctx.prior)
-        return value == 0.0 or value * (1 + eta) + eta <= float(self.at_most)
+        return value == 0.0 or value + eta * (mutual_information_size(W, ctx.prior) + 1.0) <= float(
+            self.at_most
+        )
 
     def to_dict(self, ctx):
         return {"kind": self.kind, "at_most": self.at_most, "unit": "nats"}
