@@ -397,6 +397,32 @@ class MechanismModel:
             extras={"lp_eps": eps, "mix": sol.mix},
         )
 
+    def _infeasible(self, exc: InfeasibleProgramError, solver) -> Exception:
+        """A solver's "infeasible", proved or not.  Without loss caps the constant mechanism satisfies every
+        toolkit constraint (identifiability above ε_X), so only a loss cap can make the model infeasible: it
+        is proved when the certified lower bound of min E L under the other constraints exceeds the cap."""
+        from ..errors import SolverFailedError
+
+        caps = [c.at_most for c in self.constraints if c.kind == "expected_loss"]
+        if caps and not self.user_constraints:
+            sub = MechanismModel(self.prior, self.loss, name=f"{self.name} (without loss caps)")
+            for c in self.constraints:
+                if c.kind != "expected_loss":
+                    sub.add(c)
+            try:
+                res = sub.solve(solver=solver)
+            except Exception:  # noqa: BLE001 - no proof; reported below
+                res = None
+            if res is not None and res.bounds.lower > min(caps):
+                return InfeasibleProgramError(
+                    self.name,
+                    f"the smallest expected loss under the other constraints is ≥ {res.bounds.lower:.10g} "
+                    f"(proved bound), above the cap {min(caps):.10g}",
+                )
+        return SolverFailedError(
+            self.name, [("solver", f"{exc.reason}; the toolkit could not prove the model infeasible")]
+        )
+
     def _zero_level(self, spec: RatioLPSpec) -> ModelResult | None:
         """Every ratio row at level 0 and symmetric (e.g. ε = 0): the rows of W are equal on each connected
         component of the neighbour graph, so the optimum is, per component, the best constant row (an exact
@@ -444,9 +470,12 @@ class MechanismModel:
     def _solve_cvxpy(self, solver) -> ModelResult:
         prob, builts = self._build()
         linear = self.linear
-        stats = solve_with_fallback(
-            prob, program=self.name, solver=solver, lp=linear and not self.user_constraints
-        )
+        try:
+            stats = solve_with_fallback(
+                prob, program=self.name, solver=solver, lp=linear and not self.user_constraints
+            )
+        except InfeasibleProgramError as exc:
+            raise self._infeasible(exc, solver) from exc
         W_raw = None if self.W.value is None else np.asarray(self.W.value, dtype=float)
         aux = [[np.asarray(v.value, dtype=float) for v, _ in b.aux] for b in builts]
         domains = [[d for _, d in b.aux] for b in builts]

@@ -198,3 +198,18 @@ def test_negative_losses_go_through_cvxpy():
     res = MechanismModel([0.5, 0.5], -np.eye(2)).add(privacy.local(1.0)).solve()
     assert res.path == "cvxpy-lp" and res.certified
     assert abs(res.value + math.e / (1 + math.e)) <= 1e-9
+
+
+def test_a_loss_cap_below_the_private_optimum_is_proved_infeasible():
+    from problems.errors import InfeasibleProgramError
+
+    model = _simple().add(privacy.local(1.0)).add(privacy.expected_loss(at_most=0.2))  # RR needs 1/(1+e)
+    with pytest.raises(InfeasibleProgramError, match="proved bound"):
+        model.solve()
+
+
+def test_named_solver_and_unknown_solver():
+    res = _simple().add(privacy.approximate(1.0, 0.1)).solve(solver="SCS")
+    assert res.stats.solver == "SCS" and res.bounds.lower <= (1 - 0.1) / (1 + math.e) <= res.bounds.upper
+    with pytest.raises(InvalidInputError, match="nosuch"):
+        _simple().add(privacy.approximate(1.0, 0.1)).solve(solver="nosuch")
