@@ -213,3 +213,25 @@ def test_named_solver_and_unknown_solver():
     assert res.stats.solver == "SCS" and res.bounds.lower <= (1 - 0.1) / (1 + math.e) <= res.bounds.upper
     with pytest.raises(InvalidInputError, match="nosuch"):
         _simple().add(privacy.approximate(1.0, 0.1)).solve(solver="nosuch")
+
+
+def test_every_kind_round_trips_through_json():
+    space = DatabaseSpace(2, 2)
+    p = np.array([0.2, 0.3, 0.25, 0.25])
+    D = np.array([[0, 1, 2, np.inf]] * 4, dtype=float)
+    model = MechanismModel(p, losses.hamming(space))
+    model.add(privacy.differential(2.0, neighbours=space)).add(privacy.local(3.0)).add(
+        privacy.metric(2.5, distance=D)
+    )
+    model.add(privacy.identifiability(2.0, neighbours=space)).add(
+        privacy.approximate(1.0, 0.1, neighbours=space)
+    )
+    model.add(privacy.mutual_information(at_most=0.5)).add(
+        privacy.individual_capacity(at_most=0.4, shape=(2, 2))
+    )
+    model.add(privacy.expected_loss(at_most=1.5))
+    res = model.solve()
+    assert res.path == "cvxpy-conic" and res.bounds.lower <= res.value <= res.bounds.upper
+    rep = is_feasible(res.matrix, json.loads(model.to_json()))
+    assert rep.feasible and len(rep.violations) == 2 + 8
+    assert rep.violations == pytest.approx(res.violations, abs=1e-12)
