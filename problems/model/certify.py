@@ -23,7 +23,8 @@ the right-hand side in closed form (the smallest gradient entry of every simplex
 every box entry).  For a linear program this is exactly the safe dual bound of Neumaier & Shcherbina (2004)
 with the box [0, 1] (a probability is at most 1; a slack t of (ε,δ)-DP can be capped at 1 without changing
 the feasible mechanisms).  It is evaluated at z̄ = (1 − δ)·(solver's point) + δ·(centre of Z) for a few δ,
-the best kept, and lowered by 64·k·2⁻⁵³·(1 + Σ|terms|).
+the best kept, and lowered by 64·k·2⁻⁵³·(1 + Σ|terms|), where Σ|terms| sums the absolute values of every
+term of the Lagrangian and of its gradient (``LagTerm.size``, ``gW_abs``), so cancellation is covered.
 
 Unlike the LP core (``docs/certificates.md``), these bounds are evaluated in floating point with one
 margin rather than term by term with directed rounding — the same standard as PD-MIP's.
@@ -155,9 +156,10 @@ def _bound_at(W, aux, domains, lagrangians, mults, f_and_grad, linear) -> tuple[
         if not linear and delta == 0.0 and np.any(Wd <= 0):
             continue
         f, gW = f_and_grad(Wd)
-        total, scale, terms = f, abs(f), N * K
         gW = np.array(gW, dtype=float)
-        aux_pts, aux_grads = [], []
+        gabs = np.abs(gW)
+        total, scale, terms = f, abs(f) + float(np.sum(gabs * Wd)), N * K
+        aux_parts = []
         for b, lag in enumerate(lagrangians):
             pts = []
             for a, dom in zip(aux[b], domains[b]):
@@ -170,23 +172,24 @@ def _bound_at(W, aux, domains, lagrangians, mults, f_and_grad, linear) -> tuple[
                     a = (1 - delta) * np.minimum(a, 1.0) + delta * 0.5
                 pts.append(a)
                 terms += a.size
-            val, gw, gaux = lag(Wd, pts, mults[b])
-            total += val
-            scale += abs(val)
-            gW = gW + gw
-            aux_pts.append((pts, domains[b]))
-            aux_grads.append(gaux)
+            term = lag(Wd, pts, mults[b])
+            total += term.value
+            scale += term.size
+            gW = gW + term.gW
+            gabs = gabs + term.gW_abs
+            aux_parts.append((pts, domains[b], term.gaux, term.gaux_abs))
+        # every gradient entry is off by at most ~k·u·gabs: the min picks up one entry per row
         lin = float(np.sum(gW.min(axis=1)) - np.sum(gW * Wd))
-        scale += float(np.sum(np.abs(gW) * Wd)) + float(np.sum(np.abs(gW.min(axis=1))))
-        for (pts, doms), grads in zip(aux_pts, aux_grads):
-            for a, dom, g in zip(pts, doms, grads):
+        scale += float(np.sum(gabs.max(axis=1))) + float(np.sum(gabs * Wd))
+        for pts, doms, grads, absg in aux_parts:
+            for a, dom, g, ga in zip(pts, doms, grads, absg):
                 if dom == "simplex":
                     lin += float(np.sum(g.min(axis=1)) - np.sum(g * a))
-                    scale += float(np.sum(np.abs(g.min(axis=1))))
+                    scale += float(np.sum(ga.max(axis=1)))
                 else:
                     lin += float(np.sum(np.minimum(g, 0.0)) - np.sum(g * a))
-                    scale += float(np.sum(np.abs(np.minimum(g, 0.0))))
-                scale += float(np.sum(np.abs(g * a)))
+                    scale += float(np.sum(ga))
+                scale += float(np.sum(ga * a))
         bound = total + lin
         if not math.isfinite(bound):
             continue

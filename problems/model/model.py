@@ -563,17 +563,18 @@ class MechanismModel:
         Wc = np.clip(np.nan_to_num(W), 0.0, None)
         Wc = Wc / Wc.sum(axis=1, keepdims=True)
         C = self.prior[:, None] * self.loss
-        const = 0.0
+        const, size = 0.0, 0.0
         for k in others:
             lam = [np.clip(np.nan_to_num(np.atleast_1d(m)), 0.0, None) for m in mults[k]]
-            val, g, _ = lags[k](Wc, [], lam)
-            C, const = C + g, const + val - float(np.sum(g * Wc))
+            term = lags[k](Wc, [], lam)
+            C, const = C + term.gW, const + term.value - float(np.sum(term.gW * Wc))
+            size += term.size + float(np.sum(term.gW_abs))
         k = cap[0]
         lam = np.clip(np.nan_to_num(np.atleast_1d(mults[k][0])), 0.0, None)
         c = self.constraints[k]
         const -= c.at_most * float(lam.sum())
         bound, _ = _lagrangian_bound(Wc, np.asarray(aux[k][0], float), c.vertices(), lam, C, const)
-        scale = 1.0 + abs(bound) + abs(const) + float(np.abs(C).sum())
+        scale = 1.0 + abs(bound) + abs(const) + float(np.abs(C).sum()) + size + c.at_most * float(lam.sum())
         return float(bound) - 64.0 * (W.size + lam.size) * _U * scale if math.isfinite(bound) else -math.inf
 
     def _refine(self, W, aux, lags, mults) -> list[np.ndarray]:
@@ -595,7 +596,7 @@ class MechanismModel:
         for k, (lag, c) in enumerate(zip(lags, self.constraints)):
             if c.linear:
                 clipped = [np.clip(np.nan_to_num(np.atleast_1d(m)), 0.0, None) for m in mults[k]]
-                G = G + lag(Wc, [np.clip(np.nan_to_num(a), 0, 1) for a in aux[k]], clipped)[1]
+                G = G + lag(Wc, [np.clip(np.nan_to_num(a), 0, 1) for a in aux[k]], clipped).gW
         return blahut_points(self.prior, G, mu, W)
 
     # ------------------------------------------------------------------------------------ export

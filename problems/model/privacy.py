@@ -51,6 +51,7 @@ from .neighbours import UnboundedSpace, describe, resolve_pairs
 __all__ = [
     "ModelContext",
     "Built",
+    "LagTerm",
     "PrivacyConstraint",
     "Differential",
     "Approximate",
@@ -109,11 +110,25 @@ class ModelContext:
         return int(self.loss.shape[1])
 
 
-#: ``lagrangian(W, aux, mults) -> (value, gW, g_aux)``: the constraint's term Σ λ·g(W, aux) of the Lagrangian
-#: (multipliers clipped to ≥ 0 by the caller), its gradient in W and in each auxiliary variable.
-Lagrangian = Callable[
-    [np.ndarray, list[np.ndarray], list[np.ndarray]], tuple[float, np.ndarray, list[np.ndarray]]
-]
+@dataclass(frozen=True)
+class LagTerm:
+    """A constraint's term Σ λ·g(W, aux) of the Lagrangian (multipliers clipped to ≥ 0 by the caller).
+
+    ``value`` and its gradients ``gW`` (in W) and ``gaux`` (in each auxiliary variable); ``size``,
+    ``gW_abs`` and ``gaux_abs`` bound the sums of absolute values of the terms that make them up, so the
+    caller can bound their rounding error (cancellation included).
+    """
+
+    value: float
+    gW: np.ndarray
+    gaux: list[np.ndarray]
+    size: float
+    gW_abs: np.ndarray
+    gaux_abs: list[np.ndarray]
+
+
+#: ``lagrangian(W, aux, mults) -> LagTerm``.
+Lagrangian = Callable[[np.ndarray, list[np.ndarray], list[np.ndarray]], LagTerm]
 
 
 @dataclass
@@ -146,10 +161,14 @@ def _ratio_matrix(i: np.ndarray, j: np.ndarray, logf: np.ndarray, N: int, K: int
 
 
 def _linear_lagrangian(G: sp.csr_matrix, h: np.ndarray, shape: tuple[int, int]) -> Lagrangian:
+    Gabs = abs(G)
+
     def lag(W, aux, mults):
         lam = mults[0]
-        val = float(lam @ (G @ W.ravel() - h))
-        return val, (G.T @ lam).reshape(shape), []
+        w = W.ravel()
+        val = float(lam @ (G @ w - h))
+        size = float(lam @ (Gabs @ np.abs(w) + np.abs(h)))
+        return LagTerm(val, (G.T @ lam).reshape(shape), [], size, (Gabs.T @ lam).reshape(shape), [])
 
     return lag
 
@@ -300,15 +319,21 @@ class Approximate(PrivacyConstraint):
         c2 = cp.sum(t, axis=1) <= self.delta
         delta = self.delta
 
+        Gabs = abs(G)
+
         def lag(Wv, aux, mults):
             lam1, lam2 = mults
             tv = aux[0]
             r1 = G @ Wv.ravel() - tv.ravel()
             r2 = tv.sum(axis=1) - delta
             val = float(lam1 @ r1 + lam2 @ r2)
+            size = float(
+                lam1 @ (Gabs @ np.abs(Wv.ravel()) + np.abs(tv.ravel())) + lam2 @ (np.abs(tv).sum(1) + delta)
+            )
             gW = (G.T @ lam1).reshape(N, K)
             gt = -lam1.reshape(P, K) + lam2[:, None]
-            return val, gW, [gt]
+            gabs = lam1.reshape(P, K) + lam2[:, None]
+            return LagTerm(val, gW, [gt], size, (Gabs.T @ lam1).reshape(N, K), [gabs])
 
         return Built([c1, c2], [c1, c2], [(t, "box")], lag)
 
@@ -516,7 +541,10 @@ class MutualInformation(PrivacyConstraint):
 
         def lag(Wv, aux, mults):
             mu = float(np.sum(mults[0]))
-            return mu * (mutual_information_value(Wv, p) - bound), mu * mutual_information_grad(Wv, p), []
+            g = mu * mutual_information_grad(Wv, p)
+            size = mu * (mutual_information_size(Wv, p) + bound)
+            value = mu * (mutual_information_value(Wv, p) - bound)
+            return LagTerm(value, g, [], size, np.abs(g) + mu * p[:, None], [])
 
         return Built([con], [con], [], lag)
 
@@ -580,7 +608,8 @@ class IndividualCapacity(PrivacyConstraint):
         vs = self.vertices()
         K = ctx.K
         if vs.count == 0:
-            return Built([], [], [], lambda Wv, aux, mults: (0.0, np.zeros_like(Wv), []))
+            zero = lambda Wv, aux, mults: LagTerm(0.0, np.zeros_like(Wv), [], 0.0, np.zeros_like(Wv), [])  # noqa: E731
+            return Built([], [], [], zero)
         q = cp.Variable((vs.count, K), nonneg=True, name="q_vertex")
         div = cp.sum(cp.rel_entr(W[vs.rows, :], q[vs.vertex, :]), axis=1) <= self.at_most
         qsum = cp.sum(q, axis=1) == 1
@@ -598,7 +627,12 @@ class IndividualCapacity(PrivacyConstraint):
             np.add.at(gW, rows, gw_rows)
             gq = np.zeros_like(qv)
             np.add.at(gq, vert, gq_rows)
-            return val, gW, [gq]
+            gWa = np.zeros_like(Wv)
+            np.add.at(gWa, rows, np.abs(gw_rows) + lam[:, None])
+            gqa = np.zeros_like(qv)
+            np.add.at(gqa, vert, np.abs(gq_rows))
+            size = float(lam @ (np.abs(rel_entr(Wk, Qk)).sum(axis=1) + eps))
+            return LagTerm(val, gW, [gq], size, gWa, [gqa])
 
         return Built([div, qsum], [div], [(q, "simplex")], lag)
 
