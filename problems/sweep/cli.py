@@ -37,6 +37,7 @@ def _spec(args):  # noqa: ANN001, ANN202
         "eps": tuple(_split(args.eps, float, "eps")),
         "distortion": tuple(_split(args.distortion, float, "distortion")),
         "queries": tuple(args.query or ()),
+        "models": tuple(args.model or ()),
     }
     if args.spec:
         base = load_spec(args.spec)
@@ -118,6 +119,9 @@ def register(subparsers) -> None:  # noqa: ANN001
         "--distortion", action="append", help="distortions D in [0, n], comma-separated (D programs)"
     )
     p.add_argument("--query", action="append", help="design: query name (repeat)")
+    p.add_argument(
+        "--model", action="append", help='program model: a model TOML spec whose "sweep" fields take ε'
+    )
     p.add_argument("--solver", help="back end tried first on every point")
     p.add_argument("--path", choices=("auto", "dense", "reduced", "lp", "theorem"), help="as for solve")
     p.add_argument("--out", required=True, help="results directory (created; finished points are kept)")

@@ -24,6 +24,7 @@ AXES = {
     "eps-i": ("distortion D (expected Hamming)", "ε*_i(D) (nats)"),
     "design": ("individual capacity limit ε (nats)", "minimum expected distortion"),
     "c1-dp": ("privacy level ε (nats)", "C₁ of the optimal ε-DP mechanism (nats)"),
+    "model": ('swept parameter (the spec\'s "sweep" fields)', "model optimum"),
 }
 
 

@@ -18,6 +18,7 @@ program    value                                                  axis
 ``eps-i``  ε*_i(D) = min{ε : D*_i(ε) ≤ D}, by inversion             D
 ``design`` min expected distortion, individual capacity C₁ ≤ ε      ε (capacity limit, nats)
 ``c1-dp``  C₁ (nats) of the optimal ε-DP mechanism of PD-DP        ε
+``model``  the optimum of a :mod:`problems.model` TOML spec         ε (fills ``"sweep"`` fields)
 ========== ====================================================== ==========================
 
 (Paper 002 for the first six; paper 004 / ``docs/mechanism_design.md`` for ``design`` and ``c1-dp``.)
@@ -26,6 +27,10 @@ Priors are the command line's specs (``uniform``, ``iid:P0,P1,…``, ``pmf:…``
 ``contagious:W[:P…]``, ``mixture:…``) plus ``dirichlet:ALPHA:SEED`` — the pmf over the mⁿ databases drawn
 from Dirichlet(ALPHA·1) with ``numpy.random.default_rng(SEED)``, reproducible on any machine.  A spec file
 can ask for many of them at once (``[dirichlet] alpha = 1.0, seeds = 100``).
+
+A ``model`` point solves the model of a TOML spec (``python -m problems model``'s format, ``docs/model.md``)
+whose fields written as the string ``"sweep"`` take the point's ε (a privacy level, a δ, an information cap):
+its ``prior`` is ``model:PATH`` and its key hashes the spec file's bytes; ``n`` and ``m`` are 0.
 """
 
 from __future__ import annotations
@@ -51,12 +56,12 @@ __all__ = [
 ]
 
 #: Programs whose axis is the privacy level ε (nats).
-EPS_PROGRAMS = ("pd-dp", "pd-i", "r-pd", "design", "c1-dp")
+EPS_PROGRAMS = ("pd-dp", "pd-i", "r-pd", "design", "c1-dp", "model")
 #: Programs whose axis is the distortion D ∈ [0, n].
 DISTORTION_PROGRAMS = ("pd-mip", "eps-d", "eps-i")
 PROGRAMS = EPS_PROGRAMS + DISTORTION_PROGRAMS
 
-_PRIOR_KINDS = ("uniform", "iid", "pmf", "file", "contagious", "mixture", "dirichlet")
+_PRIOR_KINDS = ("uniform", "iid", "pmf", "file", "contagious", "mixture", "dirichlet", "model")
 
 
 def _version() -> str:
@@ -94,12 +99,12 @@ def canonical_prior(spec: str) -> dict:
         return {"kind": "uniform"}
     if kind in ("iid", "pmf"):
         return {"kind": kind, "values": _floats(rest, f"prior {spec!r}")}
-    if kind == "file":
+    if kind in ("file", "model"):
         path = Path(rest)
         if not path.is_file():
-            raise InvalidInputError(f"prior file {rest!r} does not exist (spec {spec!r})")
+            raise InvalidInputError(f"{kind} file {rest!r} does not exist (spec {spec!r})")
         return {
-            "kind": "file",
+            "kind": kind,
             "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
             "suffix": path.suffix,
         }
@@ -143,10 +148,17 @@ class Point:
     def __post_init__(self) -> None:
         if self.program not in PROGRAMS:
             raise InvalidInputError(f"unknown program {self.program!r}; valid: {', '.join(PROGRAMS)}")
+        is_model = self.program == "model"
+        if is_model != self.prior.strip().lower().startswith("model:"):
+            raise InvalidInputError(
+                f"a model point has prior 'model:PATH' (the model's TOML spec) and only a model point has one; "
+                f"got program {self.program!r} with prior {self.prior!r}"
+            )
         for name in ("n", "m"):
             v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, int) or v < (1 if name == "n" else 2):
-                raise InvalidInputError(f"{name} must be an integer ≥ {1 if name == 'n' else 2}, got {v!r}")
+            low = 0 if is_model else (1 if name == "n" else 2)
+            if isinstance(v, bool) or not isinstance(v, int) or v < low:
+                raise InvalidInputError(f"{name} must be an integer ≥ {low}, got {v!r}")
         if self.program in EPS_PROGRAMS:
             if self.eps is None or not math.isfinite(self.eps) or self.eps < 0:
                 raise InvalidInputError(f"{self.program} needs a finite ε ≥ 0 (nats), got eps={self.eps!r}")
@@ -219,8 +231,11 @@ class SweepSpec:
     solver: str | None = None
     path: str = "auto"
     queries: tuple[str, ...] = ("identity",)
+    models: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
+        if "model" in self.programs and not self.models:
+            raise InvalidInputError("program 'model' needs model spec files (--model PATH or models = [...])")
         if not self.programs:
             raise InvalidInputError("a sweep needs at least one program (--program)")
         bad = [p for p in self.programs if p not in PROGRAMS]
@@ -247,6 +262,12 @@ class SweepSpec:
         """The grid in a fixed order (programs, priors, n, m, axis), without duplicates."""
         out: dict[str, Point] = {}
         for program in self.programs:
+            if program == "model":
+                for path in self.models:
+                    for e in self.eps:
+                        p = Point("model", 0, 0, f"model:{path}", eps=float(e), solver=self.solver)
+                        out.setdefault(p.key, p)
+                continue
             queries = self.queries if program == "design" else ("identity",)
             for prior in self.priors:
                 for n in self.n:
@@ -275,7 +296,7 @@ class SweepSpec:
     def from_mapping(cls, data: dict) -> SweepSpec:
         """From a TOML/JSON-like mapping (keys as in :class:`SweepSpec`; singular aliases accepted)."""
         data = dict(data)
-        aliases = {"program": "programs", "prior": "priors", "query": "queries"}
+        aliases = {"program": "programs", "prior": "priors", "query": "queries", "model": "models"}
         for a, b in aliases.items():
             if a in data:
                 data[b] = _as_list(data.pop(a), a) + _as_list(data.get(b), b)
@@ -309,6 +330,8 @@ class SweepSpec:
                 kw[name] = data[name]
         if "queries" in data:
             kw["queries"] = tuple(str(q) for q in data["queries"])
+        if "models" in data:
+            kw["models"] = tuple(str(q) for q in data["models"])
         return cls(**kw)
 
 

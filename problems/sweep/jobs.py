@@ -53,7 +53,7 @@ def _kind(spec: str) -> str:
 
 
 def _reduced_path(point: Point) -> bool:
-    if point.path in ("dense",) or point.program in ("design", "c1-dp"):
+    if point.path in ("dense",) or point.program in ("design", "c1-dp", "model"):
         return False
     return _kind(point.prior) in _SYMMETRIC or point.program == "r-pd"
 
@@ -93,6 +93,8 @@ def estimate_bytes(point: Point) -> int:
     N = float(m) ** n
     if point.program == "r-pd" or (point.program == "pd-mip" and _reduced_path(point)):
         return base
+    if point.program == "model":
+        return 2 * base  # dense models are validated against their own limits when built
     if _reduced_path(point):
         return int(base + 6000 * _types(n, m))
     if point.program in ("design", "c1-dp"):
@@ -247,6 +249,33 @@ def _c1_dp(point: Point) -> dict:
     )
 
 
+def _fill(obj, value: float):  # noqa: ANN001, ANN202
+    """Replace every ``"sweep"`` string in a parsed TOML spec by ``value``."""
+    if isinstance(obj, dict):
+        return {k: _fill(v, value) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_fill(v, value) for v in obj]
+    return value if obj == "sweep" else obj
+
+
+def _model(point: Point) -> dict:
+    """The optimum of the model spec ``point.prior = "model:PATH"`` with ``"sweep"`` fields set to ε."""
+    import tomllib
+    from pathlib import Path
+
+    from ..errors import InvalidInputError
+    from ..model.cli import model_from_spec
+
+    path = Path(point.prior.split(":", 1)[1])
+    try:
+        spec = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise InvalidInputError(f"model spec {str(path)!r} cannot be read as TOML: {exc}") from exc
+    t0 = time.perf_counter()
+    res = model_from_spec(_fill(spec, float(point.eps))).solve(solver=point.solver)
+    return _from_result(point, res, time.perf_counter() - t0)
+
+
 def run_point(point: Point) -> dict:
     """Solve one point and return its row (see :data:`COLUMNS`).  Never raises."""
     t0 = time.perf_counter()
@@ -257,6 +286,8 @@ def run_point(point: Point) -> dict:
             return _design(point)
         if point.program == "c1-dp":
             return _c1_dp(point)
+        if point.program == "model":
+            return _model(point)
         _, res = _solve_program(point)
         return _from_result(point, res, time.perf_counter() - t0)
     except InfeasibleProgramError as exc:

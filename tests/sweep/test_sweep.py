@@ -206,3 +206,20 @@ def test_capacity_and_design_jobs(tmp_path):
     direct = design_mechanism(design_problem(DatabaseSpace(2, 2), "count"), 0.5).value
     assert _close(s.rows[2]["value"], direct)
     assert any(f.endswith("c1-dp_n3_m2.png") for f in s.figures)
+
+
+def test_model_points_sweep_the_marked_fields(tmp_path):
+    # binary ε-local DP, uniform prior, 0–1 loss: randomized response, error 1/(1 + e^ε) (Kairouz et al. 2014)
+    spec = tmp_path / "rr.toml"
+    spec.write_text('prior = [0.5, 0.5]\nloss = "zero_one"\n[[constraint]]\nkind = "local"\neps = "sweep"\n')
+    s = run_sweep(
+        SweepSpec(programs=("model",), models=(str(spec),), eps=(0.5, 1.0, 2.0)),
+        tmp_path / "out",
+        scheduler="synchronous",
+        progress=False,
+    )
+    for r in s.rows:
+        assert r["certified"] and r["prior"] == f"model:{spec}"
+        assert _close(r["value"], 1 / (1 + math.exp(r["eps"])))
+    with pytest.raises(InvalidInputError, match="model spec files"):
+        SweepSpec(programs=("model",), eps=(1.0,))
