@@ -54,6 +54,8 @@ EXPORT_FORMATS = (".npy", ".csv", ".json")
 SUBCOMMAND_MODULES = {
     "problems.information.cli": ("capacity", "calibrate"),
     "problems.design.cli": ("design",),
+    "problems.sweep.cli": ("sweep",),
+    "problems.model.cli": ("model",),
 }
 
 
@@ -345,7 +347,9 @@ def _unavailable(module: str, exc: BaseException):
     return handler
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every subcommand; with ``command``, the modules of other subcommands are not imported
+    (they get a placeholder), so a command's input is validated without loading the others' solvers."""
     parser = Parser(
         prog="python -m problems",
         description="Convex programs for information-theoretic data privacy. Inputs in nats; --unit bits "
@@ -405,6 +409,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_reproduce)
 
     for module, commands in SUBCOMMAND_MODULES.items():
+        if command is not None and command not in commands:
+            for name in commands:  # listed, parsed only when asked for
+                sub.add_parser(name, help=f"(python -m problems {name} --help)", add_help=False)
+            continue
         try:
             mod = importlib.import_module(module)
         except Exception as exc:  # noqa: BLE001 - reported, never silently dropped
@@ -416,8 +424,14 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _command(argv: Sequence[str]) -> str | None:
+    """The subcommand named in ``argv`` (the first word that is not an option), if any."""
+    return next((a for a in argv if not a.startswith("-")), None)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = parse_args(build_parser(), argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = parse_args(build_parser(_command(argv)), argv)
     if isinstance(args, int):
         return args
     return run(args.func, args)

@@ -71,6 +71,7 @@ def _value_and_slope(
                 "value": float(res.value),
                 "max_kkt": float(cert.max_residual) if cert is not None else math.nan,
                 "seconds": time.perf_counter() - t0,
+                "result": res,
             }
         )
         if progress is not None:
