@@ -34,6 +34,7 @@ from .cli_common import (
     add_version,
     check_output_dir,
     check_output_file,
+    check_solver_name,
     distortion_level,
     parse_args,
     positive_int,
@@ -162,9 +163,7 @@ def _cmd_solve(args) -> int:
     from .orbit.dispatch import program_from_spec, solve_from_spec
 
     if args.solver is not None and args.program != "pd-mip":
-        from .lp.backends import check_solver
-
-        check_solver(args.solver)  # bad input before any work, whichever path answers
+        check_solver_name(args.solver)  # bad input before any work, whichever path answers
     lift = DENSE_LIMIT if export is not None and args.export_level == "database" else None
     built = program_from_spec(
         args.program, args.prior, args.n, args.m, args.path, solver=args.solver, lift_limit=lift
@@ -303,10 +302,7 @@ def _cmd_curve(args) -> int:
             "curve --notion m with an exchangeable (non-i.i.d.) prior needs the dense PD-MIP; "
             "use --prior uniform or iid:… (the reduced PD-MIP), or --notion i / d"
         )
-    if args.solver is not None:
-        from .lp.backends import check_solver
-
-        check_solver(args.solver)
+    check_solver_name(args.solver)
     if not exists:
         out.mkdir(parents=True)
         print(f"created directory {out}", file=sys.stderr)

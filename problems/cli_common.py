@@ -58,6 +58,8 @@ __all__ = [
     "finite_float",
     "nonnegative_float",
     "resolve_unit",
+    "check_solver_name",
+    "LP_SOLVERS",
     "reject_option",
     "json_ready",
     "dumps",
@@ -264,6 +266,21 @@ def add_seed_option(p: argparse.ArgumentParser, default: int = 0) -> None:
     p.add_argument(
         "--seed", type=nonnegative_int, default=default, help=f"random seed, ≥ 0 (default {default})"
     )
+
+
+#: The LP back ends and their other spellings (problems.lp.backends.BACKENDS, ALIASES; a test keeps them equal),
+#: so an unknown --solver is refused without importing the back ends.
+LP_SOLVERS = ("clarabel", "clarabel-alt", "highs", "scs", "cvxpy", "structured", "block")
+LP_SOLVER_ALIASES = ("clarabel-direct", "structured-ipm", "block-ipm", "cvxpy-clarabel")
+
+
+def check_solver_name(name: str | None) -> str | None:
+    """Bad input for a name that is not an LP back end (the same message as problems.lp.backends.backend)."""
+    if name is None:
+        return None
+    if str(name).strip().lower() not in LP_SOLVERS + LP_SOLVER_ALIASES:
+        raise InvalidInputError(f"unknown solver {name!r}; valid solvers are {', '.join(LP_SOLVERS)}")
+    return name
 
 
 def resolve_unit(args: argparse.Namespace) -> str:

@@ -267,3 +267,11 @@ def test_ipopt_exit_code_follows_the_proof_not_json(capsys) -> None:
     assert d["bounds"]["lower"] <= d["value"] + 1e-12 and d["value"] == pytest.approx(d["bounds"]["upper"])
     assert ipopt_main(["pd-mip", "-n", "2", "-m", "2", "--distortion", "0.3", "--starts", "2"]) == code
     assert "bits" not in capsys.readouterr().out.split("best value")[1].split("\n")[0]  # nats by default
+
+
+def test_solver_names_known_to_the_command_line_are_the_back_ends() -> None:
+    from problems.cli_common import LP_SOLVER_ALIASES, LP_SOLVERS
+    from problems.lp.backends import ALIASES, BACKENDS
+
+    assert set(LP_SOLVERS) == {k.lower() for k in BACKENDS}
+    assert set(LP_SOLVER_ALIASES) == {k.lower() for k in ALIASES}

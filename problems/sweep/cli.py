@@ -6,8 +6,6 @@ or failed (its row says why); 4 — some point was refused as too large for the 
 
 from __future__ import annotations
 
-import json
-
 from ..errors import InvalidInputError
 from ..lp.status import EXIT_CODES
 
@@ -63,9 +61,9 @@ def _cmd_sweep(args) -> int:  # noqa: ANN001
     if args.memory_limit is not None and not args.memory_limit > 0:
         raise InvalidInputError(f"--memory-limit is in GiB and must be > 0, got {args.memory_limit}")
     if args.solver:
-        from ..lp.backends import check_solver
+        from ..cli_common import check_solver_name
 
-        check_solver(args.solver)
+        check_solver_name(args.solver)
     spec = _spec(args)
     summary = run_sweep(
         spec,
@@ -77,9 +75,9 @@ def _cmd_sweep(args) -> int:  # noqa: ANN001
         figures=not args.no_figures,
     )
     if args.json:
-        from ..cli import _json_safe
+        from ..cli_common import print_json
 
-        print(json.dumps(_json_safe(summary.to_dict()), indent=1, ensure_ascii=False))
+        print_json(summary.to_dict())
     else:
         print(
             f"{summary.points} points: {summary.computed} computed, {summary.skipped} skipped (finished "
