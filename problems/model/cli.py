@@ -25,7 +25,6 @@ certified (the answer and its bounds are printed).
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 import tomllib
@@ -191,20 +190,24 @@ def run(args: argparse.Namespace) -> int:
         except tomllib.TOMLDecodeError as exc:
             raise InvalidInputError(f"spec file {str(path)!r} is not valid TOML: {exc}") from exc
         model = model_from_spec(spec)
+        if args.export:
+            from ..cli_common import check_output_file
+
+            check_output_file(args.export, suffixes=(".json",))  # before the solve
         try:
             res = model.solve(solver=args.solver, path=args.path)
         except InfeasibleProgramError as exc:
             if args.json:
-                print(
-                    json.dumps(
-                        {
-                            "program": model.name,
-                            "status": "infeasible",
-                            "certified": True,
-                            "reason": exc.reason,
-                            "bounds": {"lower": None, "upper": None},
-                        }
-                    )
+                from ..cli_common import print_json
+
+                print_json(
+                    {
+                        "program": model.name,
+                        "status": "infeasible",
+                        "certified": True,
+                        "reason": exc.reason,
+                        "bounds": {"lower": None, "upper": None},
+                    }
                 )
             else:
                 print(f"{model.name} is infeasible: {exc.reason}")
@@ -217,7 +220,9 @@ def run(args: argparse.Namespace) -> int:
             out = res.to_dict(include_mechanism=True)
             if args.export:
                 out["exported_to"] = str(args.export)
-            print(json.dumps(_json_safe(out), indent=1, ensure_ascii=False, default=float))
+            from ..cli_common import print_json
+
+            print_json(out, unit=getattr(res, "unit", None))
         else:
             b = res.bounds
             print(f"{model!r}")
