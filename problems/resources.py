@@ -31,6 +31,8 @@ __all__ = [
     "dense_lp_seconds",
     "format_seconds",
     "require_dense_lp",
+    "require_reduced_lp",
+    "reduced_lp_variables",
 ]
 
 MEMORY_LIMIT_ENV = "PRIVACY_PROBLEMS_MEMORY_LIMIT"
@@ -137,4 +139,25 @@ def require_dense_lp(space, program: str) -> None:  # noqa: ANN001 - DatabaseSpa
         f"the dense {program} LP on N = {space.m}^{space.n} = {space.size} databases",
         "Use the reduced path (uniform, iid or exchangeable priors: problems.orbit.make_program(…, "
         "path='reduced'), --path reduced), the theorem path where it applies, or a smaller n.",
+    )
+
+
+#: Peak bytes per variable of a reduced (joint-type) LP: n = 200, m = 2 has 1.37 M variables and needs 7.7 GB.
+BYTES_PER_REDUCED_VARIABLE = 6000
+
+
+def reduced_lp_variables(n: int, m: int) -> int:
+    """The number of joint types of (x, y) ∈ Dⁿ × Dⁿ: C(n + m² − 1, m² − 1), the size of the reduced LP."""
+    from math import comb
+
+    return comb(n + m * m - 1, m * m - 1)
+
+
+def require_reduced_lp(variables: int) -> None:
+    """Refuse a reduced LP whose solve would not fit in the memory budget."""
+    require_memory(
+        BASE_MEMORY + float(BYTES_PER_REDUCED_VARIABLE) * variables,
+        f"the reduced LP ({variables} joint-type variables)",
+        "Use the theorem path where it applies (PD-I at ε ≥ ε̃_X, the uniform prior, ε = 0), a smaller n or m, "
+        f"or a larger budget (${MEMORY_LIMIT_ENV}).",
     )

@@ -211,6 +211,12 @@ def program_from_spec(
         if isinstance(prior, SymmetricPrior):
             prior = prior.to_prior()
         target = space if name == "r-pd" else prior
+    if chosen == "reduced" and method == "lp" and name in ("pd-dp", "pd-i") and target.kind != "uniform":
+        from ..resources import reduced_lp_variables, require_reduced_lp
+
+        require_reduced_lp(
+            reduced_lp_variables(n, m)
+        )  # the LP is certainly needed: refuse before building it
     if lift_limit is not None and chosen == "reduced" and name != "pd-mip":
         kwargs["lift_limit"] = lift_limit
     program = make_program(name, target, path=chosen, **kwargs)

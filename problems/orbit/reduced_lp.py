@@ -132,6 +132,9 @@ class ReducedLP:
         eps = check_eps(eps)
         if backend not in BACKENDS:
             raise InvalidInputError(f"backend must be one of {BACKENDS}, got {backend!r}")
+        from ..resources import require_reduced_lp
+
+        require_reduced_lp(self.K)  # before the back end allocates its factorisation
         sol = solve_lp(self.spec, eps, solver=solver, prefer=backend.upper(), time_limit=time_limit)
         u = sol.z if sol.z is not None else np.full(self.K, math.nan)
         return ReducedLPSolution(
