@@ -1,4 +1,4 @@
-"""Command line: ``python -m problems {solve,constants,curve,reproduce,capacity,calibrate,design}``.
+"""Command line: ``python -m problems {solve,constants,curve,reproduce,capacity,calibrate,design,sweep,model}``.
 
 Exit codes (the same with and without ``--json``; ``docs/cli.md``, ``docs/certificates.md``):
 
@@ -182,7 +182,7 @@ def _cmd_solve(args) -> int:
                     "bounds": {"lower": None, "upper": None},
                     "note": "proved infeasible: the optimum is +∞ (no feasible point), so no finite bounds",
                     "value": None,
-                    "unit": unit,
+                    "unit": unit if args.program == "pd-mip" else "rows",
                     "eps": args.eps,
                     "distortion": args.distortion,
                     "duals": None,
