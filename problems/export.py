@@ -30,8 +30,19 @@ __all__ = ["atomic_write_bytes", "atomic_write_text", "export_mechanism", "load_
 FORMATS = (".npy", ".csv", ".json")
 
 
+def _umask() -> int:
+    """The process umask (read by setting it and restoring it at once)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
-    """Write ``data`` to ``path`` atomically (temporary file in the same directory + ``os.replace``)."""
+    """Write ``data`` to ``path`` atomically (temporary file in the same directory + ``os.replace``).
+
+    The file gets the mode an ordinary ``open(path, "w")`` would give it, ``0o666 & ~umask``
+    (:func:`tempfile.mkstemp` creates its file with mode 0600 whatever the umask).
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -39,6 +50,8 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
+            if hasattr(os, "fchmod"):
+                os.fchmod(fh.fileno(), 0o666 & ~_umask())
             os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
