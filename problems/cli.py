@@ -226,9 +226,9 @@ def _cmd_curve(args) -> int:
 def _cmd_reproduce(args) -> int:
     from .reproduce import reproduce
 
-    reproduce(args.out, progress=lambda s: print(s, file=sys.stderr, flush=True), quick=args.quick)
-    print(Path(args.out) / "REPORT.md")
-    return 0
+    result = reproduce(args.out, progress=lambda s: print(s, file=sys.stderr, flush=True), quick=args.quick)
+    print(result.report)
+    return 0 if result.ok else 1  # a section failed or a claim check failed (see the verdict table)
 
 
 def build_parser() -> argparse.ArgumentParser:
