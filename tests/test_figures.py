@@ -35,7 +35,10 @@ def _check_paper_ready(fig: Figure) -> None:
             # the legend box lies outside the data area, or no data point falls inside it
             box = legend.get_window_extent(renderer)
             for line in ax.get_lines():
-                xy = ax.transData.transform(np.column_stack(line.get_data()).astype(float))
+                pts = line.get_transform().transform(np.asarray(line.get_xydata(), dtype=float))
+                # the segments between the vertices too (a horizontal line has only two)
+                t = np.linspace(0.0, 1.0, 25)[:, None, None]
+                xy = (pts[:-1] * (1 - t) + pts[1:] * t).reshape(-1, 2) if len(pts) > 1 else pts
                 inside = (box.x0 < xy[:, 0]) & (xy[:, 0] < box.x1) & (box.y0 < xy[:, 1]) & (xy[:, 1] < box.y1)
                 assert not inside.any(), f"legend covers {line.get_label()!r}"
     for legend in fig.legends:
