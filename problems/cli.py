@@ -280,7 +280,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quick", action="store_true", help="smaller instances (for smoke tests)")
     p.set_defaults(func=_cmd_reproduce)
 
-    for module in ("problems.information.cli", "problems.design.cli"):
+    for module in (
+        "problems.information.cli",
+        "problems.design.cli",
+        "problems.sweep.cli",
+        "problems.model.cli",
+    ):
         mod = __import__(module, fromlist=["register"])
         mod.register(sub)
     return parser

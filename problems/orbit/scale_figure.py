@@ -81,6 +81,7 @@ def _value_and_slope(
                     and abs(res.bounds.lower - res.value) <= 1e-6 * max(1.0, abs(res.value))
                 ),
                 "seconds": time.perf_counter() - t0,
+                "result": res,
             }
         )
         if progress is not None:

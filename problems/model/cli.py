@@ -1,0 +1,240 @@
+"""``python -m problems model SPEC.toml``: solve a mechanism-design model described in TOML.
+
+The spec (all keys except ``loss`` optional)::
+
+    name = "my-question"
+    prior = [0.25, 0.25, 0.25, 0.25]      # or "uniform" (size from the loss or the neighbour relation)
+    loss = "zero_one"                     # zero_one | hamming | a matrix [[…], …] |
+                                          # {kind = "absolute" | "squared", values = […], outputs = […]}
+    objective = "expected_loss"           # or "mutual_information"
+
+    [neighbours]                          # the default relation of the constraints that take one
+    kind = "bounded"                      # bounded (n, m) | unbounded (n, m) | all | graph (pairs = [[0, 1], …])
+    n = 2
+    m = 2
+
+    [[constraint]]
+    kind = "approximate"                  # differential | approximate | local | metric | identifiability |
+    eps = 1.0                             # mutual_information | individual_capacity | expected_loss
+    delta = 0.01
+
+Exit codes: 0 certified optimal, 1 proved infeasible, 2 bad input (the message names the value), 3 not
+certified (the answer and its bounds are printed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import tomllib
+from pathlib import Path
+
+import numpy as np
+
+from ..database import DatabaseSpace
+from ..errors import InfeasibleProgramError, InvalidInputError, PrivacyToolkitError, ProblemTooLargeError
+from ..lp.status import EXIT_CODES
+from . import losses, privacy
+from .model import PATHS, MechanismModel
+from .neighbours import UnboundedSpace
+
+__all__ = ["add_parser", "register", "run", "model_from_spec"]
+
+_KINDS = (
+    "differential",
+    "approximate",
+    "local",
+    "metric",
+    "identifiability",
+    "mutual_information",
+    "individual_capacity",
+    "expected_loss",
+)
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:  # noqa: ANN001
+    """Add the ``model`` subcommand to an ``argparse`` subparsers object."""
+    p = subparsers.add_parser(
+        "model",
+        help="solve a mechanism-design model described in a TOML file (docs/model.md)",
+        description="Minimise the expected loss (or I(X;Y)) over mechanisms subject to the constraints of SPEC.",
+    )
+    p.add_argument("spec", help="TOML file: prior, loss, neighbours, [[constraint]] tables")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--solver", help="back end tried first (clarabel, highs, scs, …)")
+    p.add_argument("--path", choices=PATHS, default="auto", help="auto | lp-core | cvxpy")
+    p.add_argument("--export", help="write the mechanism with its constraint set to PATH (.json)")
+    p.set_defaults(func=run)
+    return p
+
+
+register = add_parser
+
+
+def _relation(obj, where: str):  # noqa: ANN001
+    if obj is None or obj == "all":
+        return "all"
+    if isinstance(obj, list):
+        return np.asarray(obj, dtype=np.int64)
+    if not isinstance(obj, dict):
+        raise InvalidInputError(f"{where} must be 'all', a list of pairs or a table, got {obj!r}")
+    kind = obj.get("kind", "graph")
+    if kind == "all":
+        return "all"
+    if kind in ("bounded", "unbounded"):
+        try:
+            n, m = int(obj["n"]), int(obj["m"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise InvalidInputError(f"{where}: kind = {kind!r} needs integers n and m") from exc
+        return DatabaseSpace(n, m) if kind == "bounded" else UnboundedSpace(n, m)
+    if kind == "graph":
+        if "pairs" not in obj:
+            raise InvalidInputError(f"{where}: kind = 'graph' needs pairs = [[i, j], …]")
+        return np.asarray(obj["pairs"], dtype=np.int64)
+    raise InvalidInputError(f"{where}: kind must be bounded, unbounded, all or graph, got {kind!r}")
+
+
+def _size(relation) -> int | None:  # noqa: ANN001
+    return getattr(relation, "size", None) if not isinstance(relation, (str, np.ndarray)) else None
+
+
+def _loss(obj, relation, N: int | None) -> np.ndarray:  # noqa: ANN001
+    if isinstance(obj, str):
+        if obj == "zero_one":
+            if N is None:
+                raise InvalidInputError("loss = 'zero_one' needs the number of inputs: give a prior vector")
+            return losses.zero_one(N)
+        if obj == "hamming":
+            if not isinstance(relation, DatabaseSpace):
+                raise InvalidInputError("loss = 'hamming' needs [neighbours] kind = 'bounded' with n and m")
+            return losses.hamming(relation)
+        raise InvalidInputError(f"loss must be zero_one, hamming, a matrix or a table, got {obj!r}")
+    if isinstance(obj, dict):
+        kind = obj.get("kind")
+        if kind not in ("absolute", "squared"):
+            raise InvalidInputError(f"a loss table needs kind = 'absolute' or 'squared', got {kind!r}")
+        if "values" not in obj:
+            raise InvalidInputError(f"loss kind = {kind!r} needs values = [f(x) for every input]")
+        return getattr(losses, kind)(obj["values"], obj.get("outputs"))
+    if isinstance(obj, list):
+        return losses.as_loss(obj)
+    raise InvalidInputError(f"loss is required (zero_one, hamming, a matrix or a table), got {obj!r}")
+
+
+def _constraint(d: dict, k: int, relation):  # noqa: ANN001
+    where = f"constraint {k}"
+    if not isinstance(d, dict) or d.get("kind") not in _KINDS:
+        raise InvalidInputError(f"{where}: kind must be one of {', '.join(_KINDS)}, got {d!r}")
+    kind = d["kind"]
+    rel = _relation(d["neighbours"], where) if "neighbours" in d else relation
+    try:
+        if kind == "differential":
+            return privacy.differential(d["eps"], neighbours=rel)
+        if kind == "approximate":
+            return privacy.approximate(d["eps"], d["delta"], neighbours=rel)
+        if kind == "local":
+            return privacy.local(d["eps"])
+        if kind == "metric":
+            return privacy.metric(d["eps"], distance=np.asarray(d["distance"], dtype=float))
+        if kind == "identifiability":
+            return privacy.identifiability(d["eps"], neighbours=rel)
+        if kind == "mutual_information":
+            return privacy.mutual_information(at_most=d["at_most"])
+        if kind == "individual_capacity":
+            return privacy.individual_capacity(at_most=d["at_most"], shape=d["shape"])
+        return privacy.expected_loss(at_most=d["at_most"])
+    except KeyError as exc:
+        raise InvalidInputError(f"{where} ({kind}) is missing the key {exc.args[0]!r}") from exc
+
+
+def model_from_spec(spec: dict) -> MechanismModel:
+    """Build a :class:`MechanismModel` from the parsed TOML (see the module docstring)."""
+    if not isinstance(spec, dict):
+        raise InvalidInputError("the model spec must be a TOML table")
+    relation = _relation(spec.get("neighbours"), "[neighbours]")
+    prior = spec.get("prior", "uniform")
+    N = len(prior) if isinstance(prior, list) else _size(relation)
+    L = _loss(spec.get("loss"), relation, N)
+    if prior == "uniform":
+        prior = np.full(L.shape[0], 1.0 / L.shape[0])
+    elif not isinstance(prior, list):
+        raise InvalidInputError(f"prior must be 'uniform' or a list of probabilities, got {prior!r}")
+    labels = getattr(relation, "labels", None) if _size(relation) == L.shape[0] else None
+    model = MechanismModel(prior, L, name=str(spec.get("name", "model")), input_labels=labels)
+    for k, d in enumerate(spec.get("constraint", [])):
+        model.add(_constraint(d, k, relation))
+    objective = spec.get("objective", "expected_loss")
+    model.minimise(objective)
+    return model
+
+
+def _json_safe(obj):  # noqa: ANN001
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    if isinstance(obj, dict):
+        return {k: _json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_json_safe(v) for v in obj]
+    return obj
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the ``model`` subcommand; returns the exit code (never raises on bad input)."""
+    try:
+        path = Path(args.spec)
+        if not path.exists():
+            raise InvalidInputError(f"spec file {str(path)!r} does not exist")
+        try:
+            spec = tomllib.loads(path.read_text())
+        except tomllib.TOMLDecodeError as exc:
+            raise InvalidInputError(f"spec file {str(path)!r} is not valid TOML: {exc}") from exc
+        model = model_from_spec(spec)
+        try:
+            res = model.solve(solver=args.solver, path=args.path)
+        except InfeasibleProgramError as exc:
+            if args.json:
+                print(
+                    json.dumps(
+                        {
+                            "program": model.name,
+                            "status": "infeasible",
+                            "certified": True,
+                            "reason": exc.reason,
+                            "bounds": {"lower": None, "upper": None},
+                        }
+                    )
+                )
+            else:
+                print(f"{model.name} is infeasible: {exc.reason}")
+            return EXIT_CODES["infeasible"]
+        if args.export:
+            from .export import export_model
+
+            export_model(res, args.export)
+        if args.json:
+            out = res.to_dict(include_mechanism=True)
+            if args.export:
+                out["exported_to"] = str(args.export)
+            print(json.dumps(_json_safe(out), indent=1, ensure_ascii=False, default=float))
+        else:
+            b = res.bounds
+            print(f"{model!r}")
+            print(f"  status  {res.status} ({res.path})")
+            print(f"  value   {res.value:.12g} {res.unit}" + ("" if res.certified else " (NOT CERTIFIED)"))
+            print(f"  bounds  [{b.lower:.12g}, {b.upper:.12g}]")
+            for name, v in res.violations.items():
+                print(f"  {name:24s} max violation {v:.3e}")
+            for u in res.unchecked:
+                print(f"  {u['name']:24s} user constraint, not proved (violation {u['violation']:.3e})")
+        return EXIT_CODES["optimal"] if res.certified else EXIT_CODES["inaccurate"]
+    except InvalidInputError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_CODES["bad-input"]
+    except ProblemTooLargeError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_CODES["too-large"]
+    except PrivacyToolkitError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_CODES["failed"]

@@ -1,0 +1,315 @@
+r"""One point of a sweep: build its program, solve, and return one row of the table.
+
+:func:`run_point` is a pure function of its :class:`~problems.sweep.grid.Point` (only the ``worker`` and
+``solve_time`` cells differ between runs), so Dask may run it anywhere and run it again after a worker is
+lost.  It never raises: an infeasible program is a result (``status: infeasible``), and any other error is
+recorded in the row (``status: failed``, ``error``) so that one bad point does not stop a study.
+
+:func:`estimate_bytes` is the memory estimate used to size workers and to refuse oversized points before
+they are sent (``status: refused``).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import traceback
+from typing import Any
+
+import numpy as np
+
+from ..database import DENSE_LIMIT, DatabaseSpace
+from ..errors import InfeasibleProgramError, PrivacyToolkitError, ProblemTooLargeError
+from .grid import Point
+
+__all__ = ["COLUMNS", "run_point", "estimate_bytes", "build_prior", "refused_row", "failed_row"]
+
+#: Columns of the sweep table, in order.  ``error`` is empty unless the point failed or was refused.
+COLUMNS = (
+    "program",
+    "n",
+    "m",
+    "prior",
+    "eps",
+    "distortion",
+    "status",
+    "certified",
+    "value",
+    "lower",
+    "upper",
+    "solver",
+    "iterations",
+    "solve_time",
+    "worker",
+    "key",
+    "error",
+)
+
+_SYMMETRIC = ("uniform", "iid", "contagious", "mixture")
+
+
+def _kind(spec: str) -> str:
+    return spec.split(":", 1)[0].strip().lower()
+
+
+def _reduced_path(point: Point) -> bool:
+    if point.path in ("dense",) or point.program in ("design", "c1-dp", "model"):
+        return False
+    return _kind(point.prior) in _SYMMETRIC or point.program == "r-pd"
+
+
+def build_prior(point: Point, *, dense: bool):  # noqa: ANN201
+    """The prior of ``point``: a SymmetricPrior (never the mⁿ pmf) unless ``dense`` is asked for."""
+    from ..orbit import parse_symmetric_prior
+    from ..priors import from_pmf, parse_prior
+
+    space = DatabaseSpace(point.n, point.m)
+    kind = _kind(point.prior)
+    if kind == "dirichlet":
+        _, a, s = point.prior.split(":")
+        rng = np.random.default_rng(int(s))
+        pmf = rng.dirichlet(np.full(space.size, float(a)))
+        return from_pmf(space, pmf, name=point.prior)
+    if not dense and kind in _SYMMETRIC:
+        return parse_symmetric_prior(point.prior, point.n, point.m)
+    return parse_prior(point.prior, space)
+
+
+def _types(n: int, m: int) -> int:
+    """Number of joint types of a pair of databases (m² symbols, n rows)."""
+    return math.comb(n + m * m - 1, m * m - 1)
+
+
+def estimate_bytes(point: Point) -> int:
+    """A rough upper estimate of the peak memory of ``point`` (bytes), from its size alone.
+
+    Dense ratio LPs have N·K variables (N = K = mⁿ) and N·K·n(m−1) ratio rows; the sparse-direct IPMs need
+    about 1 kB per variable.  Reduced LPs have about one variable per joint type (C(n+m²−1, m²−1)); the
+    constant 6 kB per variable is the n = 200, m = 2 measurement (1.37 M variables, 7.7 GB) rounded up.
+    PD-MIP is an exponential-cone program on the N×N joint; the reduced PD-MIP is single-letter (tiny).
+    """
+    base = 200 * 2**20  # the interpreter, NumPy, SciPy, CVXPY
+    n, m = point.n, point.m
+    N = float(m) ** n
+    if point.program == "r-pd" or (point.program == "pd-mip" and _reduced_path(point)):
+        return base
+    if point.program == "model":
+        return 2 * base  # dense models are validated against their own limits when built
+    if _reduced_path(point):
+        return int(base + 6000 * _types(n, m))
+    if point.program in ("design", "c1-dp"):
+        return int(base + 4000 * N * N)
+    rows = N * N * max(n * (m - 1), 1)
+    return int(base + 1000 * N * N + 200 * rows)
+
+
+def _worker() -> str:
+    try:
+        from distributed import get_worker
+
+        return get_worker().address
+    except (ImportError, ValueError):
+        return "local"
+
+
+def _row(point: Point, **cells: Any) -> dict:
+    row = {
+        "program": point.program,
+        "n": point.n,
+        "m": point.m,
+        "prior": point.prior,
+        "eps": point.eps,
+        "distortion": point.distortion,
+        "status": "failed",
+        "certified": False,
+        "value": None,
+        "lower": None,
+        "upper": None,
+        "solver": None,
+        "iterations": None,
+        "solve_time": None,
+        "worker": _worker(),
+        "key": point.key,
+        "error": "",
+    }
+    row.update(cells)
+    for name in ("value", "lower", "upper"):  # tables hold finite numbers or null
+        v = row[name]
+        row[name] = float(v) if v is not None and math.isfinite(float(v)) else None
+    return row
+
+
+def refused_row(point: Point, reason: str) -> dict:
+    """The row of a point refused before it was sent (too large for a worker)."""
+    return _row(point, status="refused", worker="", error=reason)
+
+
+def failed_row(point: Point, error: str) -> dict:
+    """The row of a point whose task raised (recorded; the sweep goes on)."""
+    return _row(point, status="failed", worker="", error=error)
+
+
+def _from_result(point: Point, res, seconds: float, value=None, bounds=None) -> dict:  # noqa: ANN001
+    b = res.bounds if bounds is None else bounds
+    stats = res.stats
+    return _row(
+        point,
+        status=str(res.status),
+        certified=bool(res.certified),
+        value=res.value if value is None else value,
+        lower=b.lower if b is not None else None,
+        upper=b.upper if b is not None else None,
+        solver=getattr(stats, "solver", None),
+        iterations=getattr(stats, "iterations", None),
+        solve_time=seconds,
+    )
+
+
+def _solve_program(point: Point) -> tuple[Any, Any]:
+    from ..orbit import make_program
+
+    method = point.path if point.path in ("lp", "theorem") else "auto"
+    path = "auto" if point.path in ("lp", "theorem") else point.path
+    space = DatabaseSpace(point.n, point.m)
+    if point.program == "r-pd":
+        prog = make_program("r-pd", space, path=path, solver=point.solver)
+        return prog, prog.solve(point.eps, path=method)
+    dense = path == "dense" or not _reduced_path(point)
+    prior = build_prior(point, dense=dense)
+    prog = make_program(point.program, prior, path="dense" if dense else path, solver=point.solver)
+    if point.program == "pd-mip":
+        return prog, prog.solve(point.distortion)
+    return prog, prog.solve(point.eps, path=method)
+
+
+def _inverse(point: Point) -> dict:
+    """ε*(D) by inversion of PD-DP (``eps-d``) or PD-I (``eps-i``); bounds are the final bracket."""
+    from ..inverse import privacy_for_distortion
+    from ..orbit import make_program
+    from ..orbit.scale_figure import eps_star_curve
+
+    name = "pd-dp" if point.program == "eps-d" else "pd-i"
+    dense = point.path == "dense" or not _reduced_path(point)
+    prior = build_prior(point, dense=dense)
+    prog = make_program(name, prior, path="dense" if dense else "reduced", solver=point.solver)
+    t0 = time.perf_counter()
+    D = float(point.distortion)
+    if dense:
+        inv = privacy_for_distortion(prog, D)
+        seconds = time.perf_counter() - t0
+        if inv.result is None:  # D = 0: ε* = ∞
+            return _row(point, status="optimal", certified=True, value=None, solve_time=seconds)
+        lo, hi = inv.bracket
+        row = _from_result(point, inv.result, seconds, value=inv.eps)
+        row.update(lower=float(lo), upper=float(inv.eps), iterations=inv.solves)
+        return row
+    log: list[dict] = []
+    eps_min = getattr(prog, "eps_X", 0.0)
+    (eps,) = eps_star_curve(prog, point.n, [D / point.n], eps_min=eps_min, m=point.m, log=log)
+    seconds = time.perf_counter() - t0
+    if not math.isfinite(eps):
+        return _row(point, status="failed", error="ε*(D) not reached on [ε_min, 12]", solve_time=seconds)
+    at = [e for e in log if e["eps"] == eps]
+    res = at[-1]["result"]
+    below = [e["eps"] for e in log if e["value"] > D and e["eps"] < eps]
+    row = _from_result(point, res, seconds, value=eps)
+    row.update(lower=max(below, default=eps_min), upper=eps)
+    row["iterations"] = len(log)
+    return row
+
+
+def _design(point: Point) -> dict:
+    from ..design import design_mechanism, design_problem
+
+    space = DatabaseSpace(point.n, point.m)
+    prior = None if point.prior == "uniform" else build_prior(point, dense=True)
+    problem = design_problem(space, point.query, prior=prior)
+    t0 = time.perf_counter()
+    res = design_mechanism(problem, point.eps, solver=point.solver)
+    return _from_result(point, res, time.perf_counter() - t0)
+
+
+def _c1_dp(point: Point) -> dict:
+    """C₁ (nats, Theorem 2 of paper 004) of the optimal ε-DP mechanism of PD-DP at ``point.eps``."""
+    from ..information.individual_capacity import individual_capacity
+
+    t0 = time.perf_counter()
+    _, res = _solve_program(Point("pd-dp", point.n, point.m, point.prior, eps=point.eps, path="dense"))
+    W = np.asarray(res.mechanism.matrix, dtype=float)
+    cap = individual_capacity(W.reshape((point.m,) * point.n + (W.shape[1],)))
+    return _row(
+        point,
+        status=str(cap.status),
+        certified=bool(cap.certified),
+        value=cap.c1,
+        lower=cap.lower_bound,
+        upper=cap.upper_bound,
+        solver=f"{res.stats.solver} + vertex channels",
+        solve_time=time.perf_counter() - t0,
+    )
+
+
+def _fill(obj, value: float):  # noqa: ANN001, ANN202
+    """Replace every ``"sweep"`` string in a parsed TOML spec by ``value``."""
+    if isinstance(obj, dict):
+        return {k: _fill(v, value) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_fill(v, value) for v in obj]
+    return value if obj == "sweep" else obj
+
+
+def _model(point: Point) -> dict:
+    """The optimum of the model spec ``point.prior = "model:PATH"`` with ``"sweep"`` fields set to ε."""
+    import tomllib
+    from pathlib import Path
+
+    from ..errors import InvalidInputError
+    from ..model.cli import model_from_spec
+
+    path = Path(point.prior.split(":", 1)[1])
+    try:
+        spec = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise InvalidInputError(f"model spec {str(path)!r} cannot be read as TOML: {exc}") from exc
+    t0 = time.perf_counter()
+    res = model_from_spec(_fill(spec, float(point.eps))).solve(solver=point.solver)
+    return _from_result(point, res, time.perf_counter() - t0)
+
+
+def run_point(point: Point) -> dict:
+    """Solve one point and return its row (see :data:`COLUMNS`).  Never raises."""
+    t0 = time.perf_counter()
+    try:
+        if point.program in ("eps-d", "eps-i"):
+            return _inverse(point)
+        if point.program == "design":
+            return _design(point)
+        if point.program == "c1-dp":
+            return _c1_dp(point)
+        if point.program == "model":
+            return _model(point)
+        _, res = _solve_program(point)
+        return _from_result(point, res, time.perf_counter() - t0)
+    except InfeasibleProgramError as exc:
+        return _row(
+            point, status="infeasible", certified=True, solve_time=time.perf_counter() - t0, error=exc.reason
+        )
+    except ProblemTooLargeError as exc:
+        return _row(point, status="refused", solve_time=time.perf_counter() - t0, error=str(exc))
+    except PrivacyToolkitError as exc:
+        return _row(
+            point, status="failed", solve_time=time.perf_counter() - t0, error=f"{type(exc).__name__}: {exc}"
+        )
+    except Exception as exc:  # noqa: BLE001 — recorded, the sweep goes on
+        tail = traceback.format_exc(limit=3).strip().splitlines()[-1]
+        return _row(
+            point,
+            status="failed",
+            solve_time=time.perf_counter() - t0,
+            error=f"{type(exc).__name__}: {exc} ({tail})",
+        )
+
+
+def dense_fits(point: Point) -> bool:
+    """Whether the point's dense path is within the toolkit's dense limit (mⁿ ≤ DENSE_LIMIT)."""
+    return point.m**point.n <= DENSE_LIMIT

@@ -1,0 +1,33 @@
+"""Curves through the sweep, checked against closed forms of paper 002 (not against the sweep itself)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from problems.closed_forms import h_inv
+from problems.sweep.studies import curve_via_sweep, scale_rows_via_sweep
+
+
+def test_uniform_dp_curve_is_h_inverse(tmp_path):
+    # uniform prior: D*_d(ε) = h(ε) (E_d is optimal), so ε*_d(D) = h⁻¹(D) for 0 < D < h(0) = n(m−1)/m
+    n, m = 3, 2
+    grid = np.array([0.2, 0.5, 0.9, 1.2])
+    c = curve_via_sweep("uniform", n, m, "d", grid, tmp_path, progress=False)
+    ref = np.array([h_inv(D, n, m) for D in grid])
+    assert np.allclose(c.eps, ref, rtol=1e-7, atol=1e-9)
+    assert all(c.extras["certified"])
+
+
+def test_scale_rows_iid_pattern(tmp_path):
+    # i.i.d. (0.3, 0.7), m = 2: ε*_d = h⁻¹(D) for D/n < 0.3; D*_d(0) = 0.3·n so ε*_d = 0 for D/n ≥ 0.3,
+    # and ε*_i = ε_X = ln(7/3) there (PD-I is infeasible below ε_X, Lemma 3)
+    n, levels = 6, [0.1, 0.2, 0.35]
+    rows = scale_rows_via_sweep([n], levels, tmp_path, scheduler="synchronous", progress=False)
+    dp = [r for r in rows if r["program"] == "pd-dp"]
+    pi = [r for r in rows if r["program"] == "pd-i"]
+    for r in dp[:2] + pi[:2]:
+        assert math.isclose(r["eps_star"], h_inv(r["D_over_n"] * n, n, 2), rel_tol=1e-6)
+    assert dp[2]["eps_star"] == 0.0
+    assert math.isclose(pi[2]["eps_star"], math.log(7 / 3), rel_tol=1e-9)
