@@ -93,3 +93,35 @@ def test_readme_reproduce_command_runs(tmp_path):
     res = _run([sys.executable, *argv[1:]], tmp_path, timeout=3600)
     assert res.returncode == 0, res.stderr[-3000:]
     assert (tmp_path / "out" / "REPORT.md").read_text().startswith("# Reproduction report\n")
+
+
+def _block(lang: str, needle: str) -> str:
+    return next(b for b in re.findall(rf"```{lang}\n(.*?)```", README, re.S) if needle in b)
+
+
+def test_model_example_is_the_readme_and_runs(repo_copy):
+    assert _block("python", "MechanismModel") in (EXAMPLES / "model.py").read_text()
+    res = _run([sys.executable, "examples/model.py"], repo_copy)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.startswith("optimal 0.55267303")
+
+
+def test_model_spec_command_runs(repo_copy):
+    command = "python -m problems model examples/spec.toml --json"
+    assert f"`{command}`" in README
+    res = _run([sys.executable, *shlex.split(command)[1:]], repo_copy)
+    assert res.returncode == 0, res.stderr
+    assert '"certified": true' in res.stdout
+
+
+def test_sweep_script_is_the_readme():
+    assert _block("bash", "problems sweep") in (EXAMPLES / "sweep.sh").read_text()
+
+
+@pytest.mark.slow
+def test_readme_sweep_command_runs(repo_copy):
+    command = _block("bash", "problems sweep").split("\n#")[0].replace("\\\n", " ")
+    argv = shlex.split(command)
+    res = _run([sys.executable, *argv[1:]], repo_copy, timeout=1200)
+    assert res.returncode == 0, res.stderr[-3000:]
+    assert (repo_copy / "study" / "results.csv").stat().st_size > 0
