@@ -67,6 +67,7 @@ class Section:
     paths: list[Path] = field(default_factory=list)
     checks: list[Check] = field(default_factory=list)
     error: str | None = None
+    skipped: str | None = None
     seconds: float = 0.0
 
     def check(self, claim: str, source: str, quantity: str, measured: float, tolerance: float) -> Check:

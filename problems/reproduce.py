@@ -318,6 +318,10 @@ def reproduce(
         kwargs = quick_kwargs if quick else {}
 
         def run(sec: Section, fn=fn, kwargs=kwargs) -> None:
+            if isinstance(fn, str):  # not available here: say why, check nothing
+                sec.skipped = fn
+                sec.say(f"Not run: {fn}.")
+                return
             sec.paths += [Path(p) for p in fn(out, progress, report=sec, **kwargs)]
 
         runs.append((title, run))
@@ -374,6 +378,14 @@ def _render(result: ReproduceResult, seconds: float) -> str:
         "",
     ]
     lines += verdict_table(checks, failed)
+    skipped = [s for s in result.sections if s.skipped]
+    if skipped:
+        lines += [
+            "Not run here (their claims are not in the table): "
+            + "; ".join(f"{s.title} — {s.skipped}" for s in skipped)
+            + ".",
+            "",
+        ]
     for sec in result.sections:
         lines += [f"## {sec.title}", ""]
         if sec.error is not None:
@@ -396,7 +408,10 @@ def _render(result: ReproduceResult, seconds: float) -> str:
 
 
 def _sections() -> list[tuple[str, Callable, dict]]:
-    """Reproduction sections of the other modules, with the keyword arguments of their ``--quick`` form."""
+    """Reproduction sections of the other modules, with the keyword arguments of their ``--quick`` form.
+
+    A section whose optional dependency is missing comes with the reason (a string) instead of a function.
+    """
     found = []
     for title, module, attr, quick_kwargs in (
         (
@@ -423,7 +438,8 @@ def _sections() -> list[tuple[str, Callable, dict]]:
             mod = __import__(module, fromlist=[attr])
         except ImportError as exc:
             if module.split(".")[0] == "ipopt_models" and "casadi" in str(exc).lower():
-                continue  # the ipopt extra is not installed
+                found.append((title, "the ipopt extra (casadi) is not installed", {}))
+                continue
             if isinstance(exc, ModuleNotFoundError) and exc.name and module.startswith(exc.name):
                 continue  # that part of the toolkit is not present
             raise

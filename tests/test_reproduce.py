@@ -190,3 +190,14 @@ def test_library_does_not_touch_global_matplotlib_state():
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
     assert out.stdout.split() == ["pdf", "False"]
+
+
+def test_section_without_its_dependency_is_named(tmp_path, monkeypatch):
+    _only_core(monkeypatch)
+    monkeypatch.setattr(
+        rp, "_sections", lambda: [("IPOPT things", "the ipopt extra (casadi) is not installed", {})]
+    )
+    result = reproduce(tmp_path, progress=lambda s: None, quick=True)
+    text = (tmp_path / "REPORT.md").read_text()
+    assert result.ok
+    assert "Not run here (their claims are not in the table): IPOPT things — the ipopt extra" in text
