@@ -1,4 +1,4 @@
-r"""IPOPT models for the non-convex questions of the toolkit (issue 5).
+r"""IPOPT models for the non-convex questions of the toolkit.
 
 The convex programs of :mod:`problems` are exact; these smooth non-linear programs, solved by IPOPT (bundled
 in CasADi's wheels; install the ``ipopt`` extra) from deterministic multistarts, are how a sceptical reader

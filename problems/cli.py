@@ -324,10 +324,11 @@ def _cmd_curve(args) -> int:
 def _cmd_reproduce(args) -> int:
     from .reproduce import reproduce
 
-    out, exists = check_output_dir(args.out)
-    reproduce(args.out, progress=lambda s: print(s, file=sys.stderr, flush=True), quick=args.quick)
-    print(Path(args.out) / "REPORT.md")
-    return 0
+    check_output_dir(args.out)
+    result = reproduce(args.out, progress=lambda s: print(s, file=sys.stderr, flush=True), quick=args.quick)
+    print(result.report)
+    # a section failed or a claim check failed (see the verdict table): not certified
+    return EXIT_CODES["optimal"] if result.ok else EXIT_CODES["failed"]
 
 
 # ----------------------------------------------------------------------------------------------- parser

@@ -30,12 +30,22 @@ __all__ = ["atomic_write_bytes", "atomic_write_text", "export_mechanism", "load_
 FORMATS = (".npy", ".csv", ".json")
 
 
+def _umask() -> int:
+    """The process umask (read by setting it and restoring it at once)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
     """Write ``data`` to ``path`` atomically (temporary file in the same directory + ``os.replace``).
 
     A missing directory is created.  A path that cannot be written (a directory in its place, a file where a
     directory should be, ``/proc``, no permission) raises :class:`InvalidInputError` naming the path; nothing
     is left behind.
+
+    The file gets the mode an ordinary ``open(path, "w")`` would give it, ``0o666 & ~umask``
+    (:func:`tempfile.mkstemp` creates its file with mode 0600 whatever the umask).
     """
     path = Path(path)
     if path.is_dir():
@@ -49,6 +59,8 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
+            if hasattr(os, "fchmod"):
+                os.fchmod(fh.fileno(), 0o666 & ~_umask())
             os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:

@@ -1,4 +1,4 @@
-"""Optimal mechanism design under information privacy (issue 4); see ``docs/mechanism_design.md``."""
+"""Optimal mechanism design under information privacy; see ``docs/mechanism_design.md``."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Command line for optimal information-private mechanism design, and the reproduction of its figures.
+"""Command line for optimal information-private mechanism design (figures: :mod:`problems.design.figures`).
 
 ``design --query {identity,count,sum,max,min} --n N --m M --eps E [--distortion {hamming,absolute,squared}]
 [--outputs K] [--prior SPEC] [--factor-through-query] [--worst-case] [--method {auto,full,cg}]
@@ -11,14 +11,9 @@ Importing this module is cheap: the numerical modules are imported inside the ha
 
 from __future__ import annotations
 
-import csv
-import io
 import sys
-import time
-from collections.abc import Callable
-from pathlib import Path
 
-__all__ = ["register", "reproduce_section"]
+__all__ = ["register"]
 
 _QUERIES = ("identity", "count", "sum", "max", "min")
 
@@ -150,107 +145,6 @@ def _cmd_design(args) -> int:
         print(f"error: the result above was not exported to {str(export)!r}: {export_error}", file=sys.stderr)
         return EXIT_CODES["bad-input"]
     return EXIT_CODES["optimal"] if res.certified else EXIT_CODES["inaccurate"]
-
-
-def _write_csv(path: Path, rows: list[dict]) -> Path:
-    from ..export import atomic_write_text
-
-    keys: list[str] = []
-    for r in rows:
-        keys += [k for k in r if k not in keys]
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=keys, lineterminator="\n")
-    w.writeheader()
-    w.writerows(rows)
-    return atomic_write_text(path, buf.getvalue())
-
-
-def reproduce_section(out_dir: Path, progress: Callable[[str], None] = print) -> list[Path]:
-    """Comparison table + figure (count query) and the ε*(D) figure with ε_IP*(D) (identity query).
-
-    Writes ``design_comparison.{csv,png,svg}`` and ``design_privacy_distortion.{csv,png,svg}``.
-    """
-    import numpy as np
-    from matplotlib.figure import Figure  # no pyplot: the global matplotlib state is left alone
-
-    from ..curves import privacy_distortion_curve
-    from ..database import DatabaseSpace
-    from ..priors import uniform
-    from .compare import comparison_table
-    from .problem import design_problem
-    from .program import IPDesign
-
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    paths: list[Path] = []
-    start = time.perf_counter()
-
-    # 1. comparison: count over n = 6 binary records, Hamming distortion, uniform prior
-    problem = design_problem(DatabaseSpace(6, 2), "count")
-    eps_grid = np.round(np.linspace(0.025, 0.75, 16), 4)
-    progress(f"design: comparison table, count query n=6, {len(eps_grid)} values of eps")
-    rows = comparison_table(problem, eps_grid, factor=True)
-    paths.append(_write_csv(out_dir / "design_comparison.csv", rows))
-    fig = Figure(figsize=(6.4, 4.2))
-    ax = fig.subplots()
-    e = [r["eps"] for r in rows]
-    styles = {
-        "optimal_ip": ("optimal IP (this work)", "k-", 2.0),
-        "randomized-response": ("randomized response (calibrated)", "C0--", 1.2),
-        "exponential": ("exponential channel (calibrated)", "C1--", 1.2),
-        "gaussian (quantised)": ("quantised Gaussian (calibrated)", "C2--", 1.2),
-        "optimal_dp": ("optimal ε-DP (LP)", "C3:", 1.5),
-    }
-    for key, (label, style, lw) in styles.items():
-        if key in rows[0]:
-            ax.plot(e, [r.get(key, np.nan) for r in rows], style, lw=lw, label=label)
-    ax.set_xlabel("ε (nats)")
-    ax.set_ylabel("expected Hamming distortion P[Y ≠ f(X)]")
-    ax.set_title("count of 6 binary records, uniform prior")
-    ax.legend(fontsize=8)
-    ax.grid(alpha=0.3)
-    fig.tight_layout()
-    for ext in ("png", "svg"):
-        fig.savefig(out_dir / f"design_comparison.{ext}", dpi=150)
-        paths.append(out_dir / f"design_comparison.{ext}")
-    progress(f"design: comparison done in {time.perf_counter() - start:.1f} s")
-
-    # 2. privacy-distortion functions on the identity query (n = 3 binary records, Hamming distortion)
-    space = DatabaseSpace(3, 2)
-    prior = uniform(space)
-    K = 12
-    curves = {nt: privacy_distortion_curve(prior, nt, points=K) for nt in ("i", "d", "m")}
-    grid = curves["d"].distortion
-    design = IPDesign(design_problem(space, "identity", prior=prior))
-    ip = np.array([design.solve_reverse(float(D)).value for D in grid])
-    crow = [
-        {
-            "D": float(D),
-            "eps_i": float(curves["i"].eps[k]),
-            "eps_d": float(curves["d"].eps[k]),
-            "eps_m": float(curves["m"].eps[k]),
-            "eps_IP": float(ip[k]),
-        }
-        for k, D in enumerate(grid)
-    ]
-    paths.append(_write_csv(out_dir / "design_privacy_distortion.csv", crow))
-    fig = Figure(figsize=(6.4, 4.2))
-    ax = fig.subplots()
-    ax.plot(grid, curves["i"].eps, "C0-o", ms=3, label="ε_i*(D) identifiability")
-    ax.plot(grid, curves["d"].eps, "C1-s", ms=3, label="ε_d*(D) differential privacy")
-    ax.plot(grid, curves["m"].eps, "C2-^", ms=3, label="ε_m*(D) mutual information (nats)")
-    ax.plot(grid, ip, "k-D", ms=3, lw=2, label="ε_IP*(D) information privacy C₁ (nats)")
-    ax.set_xlabel("expected Hamming distortion D (rows)")
-    ax.set_ylabel("privacy level")
-    ax.set_title("identity query, 3 binary records, uniform prior")
-    ax.legend(fontsize=8)
-    ax.grid(alpha=0.3)
-    fig.tight_layout()
-    for ext in ("png", "svg"):
-        fig.savefig(out_dir / f"design_privacy_distortion.{ext}", dpi=150)
-        paths.append(out_dir / f"design_privacy_distortion.{ext}")
-    progress(f"design: privacy-distortion figure done; total {time.perf_counter() - start:.1f} s")
-    return paths
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,4 +1,4 @@
-"""Information privacy (issue 3): individual channel capacity and the information privacy model.
+"""Information privacy: individual channel capacity and the information privacy model.
 
 Papers: Wu, Xia, He, *Achieving Dalenius' goal* (000); Wu, *Constructing privacy channels* (004); Wu, *Group and
 composition privacy* (003); Wu, Xia, He, *Statistical disclosure control via information theory* (001).

@@ -11,18 +11,13 @@
     Parameter giving C₁ ≤ ε: p* of (57), λ = 1/N of (83) (needs ``--k``, the number of outputs), N of (117)
     (needs ``--T``, the output range being [-T, T]).  ε in nats.
 
-``reproduce_section(out_dir, progress)`` writes the section's tables and figure and returns the paths.
+The reproduction section (tables and figure) is :func:`problems.information.figures.reproduce_section`.
 """
 
 from __future__ import annotations
 
 import argparse
-import csv
-import json
-import math
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 from ..cli_common import (
@@ -35,7 +30,7 @@ from ..cli_common import (
 )
 from ..errors import PrivacyToolkitError
 
-__all__ = ["register", "reproduce_section"]
+__all__ = ["register"]
 
 
 def register(subparsers) -> None:
@@ -138,217 +133,3 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
         )
         print(f"solves {cal.equation}")
     return 0
-
-
-# --- reproduction ------------------------------------------------------------------------------------------
-def _write_table(out_dir: Path, name: str, header: list[str], rows: list[list], written: list[str]) -> None:
-    csv_path = out_dir / f"{name}.csv"
-    with csv_path.open("w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(header)
-        w.writerows(rows)
-    md_path = out_dir / f"{name}.md"
-    fmt = [[f"{v:.6g}" if isinstance(v, float) else str(v) for v in r] for r in rows]
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(r) + " |" for r in fmt]
-    md_path.write_text("\n".join(lines) + "\n")
-    written += [str(csv_path), str(md_path)]
-
-
-def reproduce_section(out_dir: Path, progress: Callable[[str], None]) -> list[str]:
-    """Write the information-privacy results into ``out_dir`` and return the paths written.
-
-    Tables (CSV + markdown): reference capacities (BA vs conic), calibrated basic channels with their C₁,
-    Theorem 1 (DP level vs max-information), dependent sources (Example 2), composition; figure: C₁ of the
-    randomized-response channel against ε with the calibration curve, and the Gaussian bound vs the
-    amplitude-constrained capacity (PNG + SVG).
-    """
-    import numpy as np
-    from matplotlib.figure import Figure  # no pyplot: the global matplotlib state is left alone
-
-    from .basic_channels import (
-        calibrate_exponential,
-        calibrate_gaussian,
-        calibrate_randomized_response,
-        data_independent_bound,
-        exponential_channel,
-        gaussian_amplitude_capacity,
-        gaussian_capacity_bound,
-        gaussian_noise_comparison,
-        randomized_response_channel,
-    )
-    from .capacity import blahut_arimoto, capacity_conic
-    from .composition import basic_composition, cross_capacity, group_capacity, parallel_composition_example
-    from .dependent import contagious_example
-    from .individual_capacity import individual_capacity
-    from .max_information import dp_level, max_information_independent
-
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    written: list[str] = []
-    ln2 = math.log(2)
-
-    progress("information privacy: reference capacities")
-    refs = [
-        (
-            "BSC(0.25)",
-            np.array([[0.75, 0.25], [0.25, 0.75]]),
-            1 - (-(0.25 * math.log2(0.25) + 0.75 * math.log2(0.75))),
-        ),
-        ("[[.8,.2],[.3,.7]]", np.array([[0.8, 0.2], [0.3, 0.7]]), 0.19123813831431799),
-        ("BEC(0.3)", np.array([[0.7, 0.3, 0.0], [0.0, 0.3, 0.7]]), 0.7),
-        ("Z(0.1)", np.array([[1.0, 0.0], [0.1, 0.9]]), 0.7628482520),
-    ]
-    rows = []
-    for name, W, ref in refs:
-        ba, cc = blahut_arimoto(W), capacity_conic(W)
-        rows.append(
-            [name, ref, ba.capacity / ln2, cc.capacity / ln2, ba.gap, cc.gap, abs(ba.capacity - cc.capacity)]
-        )
-    _write_table(
-        out_dir,
-        "info_reference_capacities",
-        [
-            "channel",
-            "published_bits",
-            "BA_bits",
-            "conic_bits",
-            "BA_gap_nats",
-            "conic_gap_nats",
-            "|BA-conic|_nats",
-        ],
-        rows,
-        written,
-    )
-
-    progress("information privacy: calibrated basic channels")
-    rows = []
-    for eps in (0.1, 0.3, 0.5):
-        rr = calibrate_randomized_response(eps)
-        ch = randomized_response_channel([2, 2, 2], lambda x: int(sum(x) >= 2), rr.value)
-        rows.append(["randomized-response (n=3, majority)", eps, "p*", rr.value, individual_capacity(ch).c1])
-        ex = calibrate_exponential(eps, 4)
-        ch = exponential_channel([2, 2, 2], lambda x: int(sum(x)), 4, ex.value)
-        rows.append(["exponential (n=3, count, k=4)", eps, "lambda", ex.value, individual_capacity(ch).c1])
-        exc = calibrate_exponential(eps, 3)
-        ch = exponential_channel([3], lambda x: int(x[0]), 3, exc.value, distortion=lambda y, a: (y - a) % 3)
-        di = data_independent_bound(ch)
-        rows.append(
-            [
-                f"exponential (cyclic, k=3, weakly symmetric={di.weakly_symmetric})",
-                eps,
-                "lambda",
-                exc.value,
-                individual_capacity(ch).c1,
-            ]
-        )
-        g = calibrate_gaussian(eps, 1.0)
-        rows.append(["gaussian (T=1), bound (115)", eps, "N", g.value, g.capacity_bound])
-        rows.append(
-            [
-                "gaussian (T=1), amplitude-constrained",
-                eps,
-                "N",
-                g.value,
-                gaussian_amplitude_capacity(g.value, 1.0),
-            ]
-        )
-    _write_table(
-        out_dir,
-        "info_calibrated_channels",
-        ["channel", "eps", "parameter", "value", "C1_nats"],
-        rows,
-        written,
-    )
-
-    progress("information privacy: Gaussian noise comparison (section 5.2)")
-    rows = []
-    for eps in (0.1, 0.5, 1.0):
-        c = gaussian_noise_comparison(eps, T=1.0, sensitivity=1.0, delta=1e-5)
-        rows.append([eps, c.laplace_scale, c.gaussian_dp_scale, c.gaussian_channel_scale, c.laplace_std])
-    _write_table(
-        out_dir,
-        "info_gaussian_noise_comparison",
-        ["eps", "laplace_scale", "gaussian_dp_scale(delta=1e-5)", "gaussian_channel_sqrtN", "laplace_std"],
-        rows,
-        written,
-    )
-
-    progress("information privacy: Theorem 1, dependent sources, composition")
-    rng = np.random.default_rng(3)
-    rows = []
-    for t in range(3):
-        W = rng.dirichlet(np.ones(3) * 2, size=(2, 2))
-        mi = max_information_independent(W)
-        rows.append([f"random (2,2)->3 #{t}", dp_level(W), mi.sequence[-1][1], individual_capacity(W).c1])
-    _write_table(
-        out_dir,
-        "info_theorem1",
-        ["channel", "dp_level", "I_inf_at_delta_1e-8", "C1_all_priors"],
-        rows,
-        written,
-    )
-    rows = []
-    for p1 in (0.1, 0.01, 1e-4, 1e-6):
-        ex = contagious_example(0.5, p1)
-        rows.append([p1, ex.dp_level, ex.log_ratio, ex.limit])
-    _write_table(
-        out_dir,
-        "info_contagious_example",
-        ["p_infected", "dp_level", "log_ratio_(9)", "limit_2eps"],
-        rows,
-        written,
-    )
-    W1 = rng.dirichlet(np.ones(3), size=(2, 2))
-    W2 = rng.dirichlet(np.ones(3), size=(2, 2))
-    bc = basic_composition(W1, W2)
-    par = parallel_composition_example(0.2)
-    rows = [
-        ["basic composition (138): C1 part 1", bc.parts[0]],
-        ["basic composition (138): C1 part 2", bc.parts[1]],
-        ["basic composition (138): C1 composite", bc.composite],
-        ["group capacity C_2 of part 1", group_capacity(W1, 2).c1],
-        ["cross capacity C^{2,1} (Prop. 6), part 1 vs binary records", cross_capacity(W1, (2, 2))],
-        ["parallel composition (Def. 21): C1 of each part", par.part_c1],
-        ["parallel composition (Def. 21): C1 composite", par.composite_c1],
-        ["parallel composition: excess tau (Prop. 7)", par.tau],
-    ]
-    _write_table(out_dir, "info_composition", ["quantity", "nats"], rows, written)
-
-    progress("information privacy: figure")
-    eps_grid = np.linspace(0.02, 0.68, 34)
-    p_star = [calibrate_randomized_response(e).value for e in eps_grid]
-    c1 = []
-    for p in p_star:
-        ch = randomized_response_channel([2, 2], lambda x: int(x[0] ^ x[1]), p)
-        c1.append(individual_capacity(ch).c1)
-    T = 1.0
-    gauss_eps = np.linspace(0.05, 1.0, 12)
-    gb, ga = [], []
-    for e in gauss_eps:
-        N = calibrate_gaussian(e, T).value
-        gb.append(gaussian_capacity_bound(N, T))
-        ga.append(gaussian_amplitude_capacity(N, T, n_inputs=21, n_outputs=401))
-    fig = Figure(figsize=(10, 4))
-    ax = fig.subplots(1, 2)
-    ax[0].plot(eps_grid, eps_grid, "k--", lw=1, label="C1 = eps")
-    ax[0].plot(eps_grid, c1, "o", ms=4, label="C1 of RR(p*) (Theorem 2)")
-    ax[0].set_xlabel("eps (nats)")
-    ax[0].set_ylabel("C1 (nats)")
-    ax[0].set_title("Randomized response calibrated by (57)")
-    ax[0].legend()
-    ax[1].plot(gauss_eps, gauss_eps, "k--", lw=1, label="eps")
-    ax[1].plot(gauss_eps, gb, "s-", ms=4, label="(115) at N of (117)")
-    ax[1].plot(gauss_eps, ga, "o-", ms=4, label="amplitude-constrained C1 (discretised)")
-    ax[1].set_xlabel("eps (nats)")
-    ax[1].set_title("Gaussian privacy channel, T = 1")
-    ax[1].legend()
-    fig.tight_layout()
-    for ext in ("png", "svg"):
-        path = out_dir / f"info_calibration.{ext}"
-        fig.savefig(path, dpi=120)
-        written.append(str(path))
-    meta = out_dir / "info_summary.json"
-    meta.write_text(json.dumps({"written": written, "unit": "nats", "time": time.time()}, indent=2))
-    written.append(str(meta))
-    return written

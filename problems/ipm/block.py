@@ -20,8 +20,8 @@ nearly dense anyway: each block is a product of m simplex lattices), factorises 
 for the linking columns, :math:`Y_b = H_b^{-1}A_b^\top` (``potrs`` with e_b ≤ E right-hand sides), which gives
 the E×E Schur complement :math:`S = \sum_b A_bY_b`.  A Newton solve then costs one product
 :math:`Y_b^\top f_b` (the right-hand side :math:`AH^{-1}f`) and one ``potrs`` per block,
-:math:`\Delta u_b = H_b^{-1}(f_b - A_b^\top\Delta\nu)`.  Blocks are spread over two Python threads; the
-LAPACK calls go through ctypes and release the GIL
+:math:`\Delta u_b = H_b^{-1}(f_b - A_b^\top\Delta\nu)`.  Blocks are spread over one Python thread per
+available core, at most 4; the LAPACK calls go through ctypes and release the GIL
 (:func:`~problems.ipm.structured.lapack_kernels`).
 
 Where the rows u ≥ 0 are implied by the ratio rows (``bounded=False``, see :class:`~problems.orbit.reduced_lp.ReducedLP`)

@@ -25,6 +25,7 @@ levels straddle D/n = 0.3.  Cost: a few LP solves per point; the m = 2 joint-typ
 from __future__ import annotations
 
 import csv
+import io
 import math
 import time
 from collections.abc import Callable, Sequence
@@ -34,11 +35,15 @@ import numpy as np
 
 from ..closed_forms import h_inv
 from ..errors import InfeasibleProgramError
+from ..export import atomic_write_text
+from ..plotting import save_figure
 from .programs import ReducedPDDP, ReducedPDI
 from .symmetric_prior import symmetric_iid
 
 __all__ = [
     "scale_figure",
+    "scale_plot",
+    "theorem1_violations",
     "scale_rows",
     "read_rows",
     "eps_star_curve",
@@ -70,6 +75,11 @@ def _value_and_slope(
                 "eps": float(eps),
                 "value": float(res.value),
                 "max_kkt": float(cert.max_residual) if cert is not None else math.nan,
+                "certified": bool(getattr(res, "certified", True)),
+                "lower_tight": bool(
+                    res.bounds is not None
+                    and abs(res.bounds.lower - res.value) <= 1e-6 * max(1.0, abs(res.value))
+                ),
                 "seconds": time.perf_counter() - t0,
                 "result": res,
             }
@@ -78,6 +88,7 @@ def _value_and_slope(
             e = log[-1]
             progress(
                 f"  LP at ε = {e['eps']:.9g}: D* = {e['value']:.10g}, KKT {e['max_kkt']:.1e}, {e['seconds']:.1f} s"
+                + ("" if e["certified"] else f", NOT certified ({res.status}, bounds {res.bounds})")
             )
     lp = prog.lp
     if "u" not in res.extras or not res.duals:
@@ -158,7 +169,17 @@ def eps_star_curve(
     return out
 
 
-FIELDS = ["n", "program", "D_over_n", "eps_star", "eps_over_n", "h_inv_over_n", "lp_solves", "max_kkt"]
+FIELDS = [
+    "n",
+    "program",
+    "D_over_n",
+    "eps_star",
+    "eps_over_n",
+    "h_inv_over_n",
+    "lp_solves",
+    "max_kkt",
+    "uncertified_solves",
+]
 
 #: Precomputed n = 200 rows shipped with the package (``python -m problems.orbit.scale_figure`` with
 #: ``--ns 200``; each row's LP solves were certified, ``max_kkt`` is the largest KKT residual among them).
@@ -184,6 +205,14 @@ def scale_rows(
     log: list[dict] = []
     eps = eps_star_curve(prog, n, levels, eps_min=lo, xtol=xtol, counter=counter, log=log, progress=progress)
     max_kkt = max((e["max_kkt"] for e in log), default=math.nan)
+    # PD-I at ε = ε_X has no interior point (Lemma 3: infeasible below): its LP may be left "inaccurate" with
+    # only the lower bound proved; that solve is not counted when the lower bound equals the value
+    boundary = [
+        e for e in log if not e["certified"] and program == "i" and e["eps"] == lo and e["lower_tight"]
+    ]
+    uncertified = sum(not e["certified"] for e in log) - len(boundary)
+    if boundary:
+        progress(f"  PD-I at ε_X = {lo:.9g}: value {boundary[0]['value']:.10g} proved from below only")
     rows = []
     for delta, e in zip(levels, eps):
         hv = float(h_inv(delta * n, n, 2))
@@ -197,6 +226,7 @@ def scale_rows(
                 "h_inv_over_n": hv / n,
                 "lp_solves": counter[0],
                 "max_kkt": max_kkt,
+                "uncertified_solves": uncertified,
             }
         )
         progress(f"  D/n = {delta:.3f}: ε* = {e:.6g} (h⁻¹ = {hv:.6g})")
@@ -225,16 +255,16 @@ def scale_figure(
     xtol: float = 1e-6,
     programs: Sequence[str] = ("dp", "i"),
     include: Sequence[str | Path] | None = None,
+    report=None,
 ) -> list[Path]:
     """Write ``orbit_scale.png``, ``orbit_scale.svg`` and ``orbit_scale.csv`` to ``out_dir``; return the paths.
 
     The CSV has one row per (n, program, D/n) with ε*, ε*/n, h⁻¹(D)/n, the number of LP solves and the largest
     KKT residual among them.  ``include`` lists CSV files of earlier runs (default: the shipped n = 200 rows,
     :data:`PRECOMPUTED_CSV`, if present) whose rows for n not in ``ns`` are added to the figure and marked
-    "precomputed" in the legend; pass ``include=()`` to plot only what is computed now.
+    "precomputed" in the legend; pass ``include=()`` to plot only what is computed now.  With ``report`` (a
+    :class:`problems.report.Section`) the Theorem 1 checks and the prose of the report section are recorded.
     """
-    from matplotlib.figure import Figure  # no pyplot: the global matplotlib state is left alone
-
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     rows: list[dict] = []
@@ -249,41 +279,122 @@ def scale_figure(
     pre: list[dict] = []
     for path in include:
         pre.extend(r for r in read_rows(path) if r["n"] not in ns)
-    csv_path = out / "orbit_scale.csv"
-    with csv_path.open("w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=FIELDS)
-        w.writeheader()
-        w.writerows(rows)
-        w.writerows(pre)
-    fig = Figure(figsize=(11, 4.2))
-    axes = fig.subplots(1, 2)
-    all_rows = rows + pre
-    all_ns = sorted({r["n"] for r in all_rows})
-    lv = [r["D_over_n"] for r in all_rows] or list(levels)
-    grid = np.linspace(min(lv), max(lv), 200)
-    for ax, key, title in ((axes[0], "eps_over_n", "ε*(D)/n"), (axes[1], "eps_star", "ε*(D)")):
-        for n in all_ns:
-            tag = " (precomputed)" if n not in ns else ""
-            for prog, style in (("pd-dp", "o-"), ("pd-i", "s--")):
-                pts = sorted(
-                    (r["D_over_n"], r[key]) for r in all_rows if r["n"] == n and r["program"] == prog
-                )
-                if pts:
-                    x, y = zip(*pts)
-                    ax.plot(x, y, style, label=f"{prog} n={n}{tag}", ms=4)
-            hv = h_inv(grid * n, n, 2)
-            ax.plot(grid, hv / n if key == "eps_over_n" else hv, ":", color="k", lw=1)
-        ax.set_xlabel("D/n")
-        ax.set_ylabel(title)
-        ax.set_title(f"{title}; dotted: h⁻¹(D){'/n' if key == 'eps_over_n' else ''} (iid {tuple(row)})")
-    axes[0].legend(fontsize=7)
-    fig.tight_layout()
-    paths = [csv_path]
-    for ext in ("png", "svg"):
-        p = out / f"orbit_scale.{ext}"
-        fig.savefig(p, dpi=130)
-        paths.append(p)
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=FIELDS, lineterminator="\n")
+    w.writeheader()
+    w.writerows(rows)
+    w.writerows(pre)
+    csv_path = atomic_write_text(out / "orbit_scale.csv", buf.getvalue())
+    fig = scale_plot(rows + pre, computed_ns=ns, row=row, levels=levels)
+    paths = [csv_path, *save_figure(fig, out / "orbit_scale", dpi=130)]
+    if report is not None:
+        _record(report, rows + pre, ns, row, paths[1])
     return paths
+
+
+def theorem1_violations(rows: Sequence[dict]) -> tuple[float, float]:
+    """Largest violations of Theorem 1 in ``rows``: (ε*_d − max{h⁻¹, 0})⁺ and (max{h⁻¹, ε_X} − ε*_i)⁺.
+
+    ε_X is taken as the PD-I curve's value at its largest D (where ε*_i = ε_X, the left end of its search).
+    """
+    dp = [
+        max(0.0, r["eps_star"] - max(r["h_inv_over_n"] * r["n"], 0.0))
+        for r in rows
+        if r["program"] == "pd-dp"
+    ]
+    vi = []
+    for n in {r["n"] for r in rows}:
+        ri = [r for r in rows if r["program"] == "pd-i" and r["n"] == n and math.isfinite(r["eps_star"])]
+        if not ri:
+            continue
+        eps_x = min(r["eps_star"] for r in ri)
+        vi += [max(0.0, max(r["h_inv_over_n"] * r["n"], eps_x) - r["eps_star"]) for r in ri]
+    return max(dp, default=0.0), max(vi, default=0.0)
+
+
+def _record(sec, rows, ns, row, png) -> None:
+    all_ns = sorted({r["n"] for r in rows})
+    pre = [n for n in all_ns if n not in ns]
+    sec.say(
+        f"**Theorem 1 of paper 002 at scale.** ε*_d(D) and ε*_i(D) for the i.i.d. prior {tuple(row)} at "
+        f"n = {', '.join(map(str, all_ns))}, each point by Newton inversion of the orbit-reduced LP"
+        + (f" (n = {', '.join(map(str, pre))}: precomputed rows shipped with the package)" if pre else "")
+        + ". Checked: ε*_d ≤ max{h⁻¹(D), 0} ≤ max{h⁻¹(D), ε_X} ≤ ε*_i at every point."
+    )
+    sec.figure(
+        png,
+        "Left: ε*(D) against D/n — the curves of every n coincide with h⁻¹ below D/n = 0.3 = min π. "
+        "Right: the distance from h⁻¹(D), where PD-DP drops to 0 and PD-I stays at ε_X.",
+    )
+    dp, vi = theorem1_violations(rows)
+    tol = 1e-4
+    counts = {(r["n"], r["program"]): r["uncertified_solves"] for r in rows if r["n"] in ns}
+    sec.check(
+        "every LP solve behind the computed curves is certified",
+        "toolkit certificate",
+        "number of uncertified LP solves (PD-I at ε = ε_X: lower bound = value suffices)",
+        float(sum(v for v in counts.values() if math.isfinite(v))),
+        0.0,
+    )
+    sec.check("ε*_d(D) ≤ max{h⁻¹(D), 0} at n ≤ 200", "002 Theorem 1 (19)", "max violation, nats", dp, tol)
+    sec.check("ε*_i(D) ≥ max{h⁻¹(D), ε_X} at n ≤ 200", "002 Theorem 1 (18)", "max violation, nats", vi, tol)
+
+
+def scale_plot(
+    rows: Sequence[dict],
+    *,
+    computed_ns: Sequence[int] = (),
+    row: Sequence[float] = (0.3, 0.7),
+    levels: Sequence[float] = DEFAULT_LEVELS,
+):
+    """The two panels on a new ``Figure``: ε*(D) and ε*(D) − h⁻¹(D) against D/n, one colour per n.
+
+    ε*(D) depends on D only through D/n here (h⁻¹(δn) = ln(1/δ − 1) for m = 2), so the curves of all n are
+    drawn on one scale: PD-DP solid with filled circles, PD-I dashed with open squares, the markers larger for
+    the smaller n, so that coinciding curves stay visible.
+    """
+    from ..plotting import new_figure
+
+    fig, axes = new_figure(1, 2, figsize=(11, 4.6))
+    all_ns = sorted({r["n"] for r in rows})
+    lv = [r["D_over_n"] for r in rows] or list(levels)
+    grid = np.linspace(min(lv), max(lv), 200)
+    hv = np.asarray(h_inv(grid * 2, 2, 2), dtype=float)  # h⁻¹(δn) does not depend on n for m = 2
+    axes[0].plot(grid, np.maximum(hv, 0), ":", color="k", lw=1.2, label=r"$\max\{h^{-1}(D), 0\}$")
+    axes[1].axhline(0.0, color="k", lw=1.2, ls=":")
+    styles = {
+        "pd-dp": dict(ls="-", marker="o", ms=4, lw=1.5),
+        "pd-i": dict(ls=(0, (5, 3)), marker="s", ms=7, mfc="none", mew=1.2, lw=1.5),
+    }
+    for k, n in enumerate(all_ns):
+        tag = "" if n in computed_ns else " (precomputed)"
+        for prog, style in styles.items():
+            pts = sorted(
+                (r["D_over_n"], r["eps_star"], r["h_inv_over_n"] * r["n"])
+                for r in rows
+                if r["n"] == n and r["program"] == prog
+            )
+            if not pts:
+                continue
+            x, y, hx = (np.array(v) for v in zip(*pts))
+            # larger markers for the earlier n, drawn underneath: curves that coincide stay visible
+            grow = 3.0 * (len(all_ns) - 1 - k)
+            kw = dict(style, color=f"C{k}", label=f"{prog.upper()}, n = {n}{tag}", zorder=2 + k)
+            kw["ms"] = style["ms"] + grow
+            axes[0].plot(x, y, **kw)
+            axes[1].plot(x, y - np.maximum(hx, 0), **kw)
+    axes[0].set_ylabel(r"$\epsilon^*(D)$ (nats)")
+    axes[0].set_title(r"$\epsilon^*(D)$, dotted: $h^{-1}(D)$", fontsize=10)
+    axes[1].set_ylabel(r"$\epsilon^*(D) - \max\{h^{-1}(D), 0\}$ (nats)")
+    axes[1].set_title(r"distance from $h^{-1}(D)$: PD-I above, PD-DP below (Theorem 1)", fontsize=10)
+    for ax in axes:
+        ax.set_xlabel("D/n (expected Hamming distortion per row)")
+        ax.grid(alpha=0.3)
+    axes[0].set_ylim(0, None)
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncol=min(4, len(labels)), fontsize=8)
+    fig.suptitle(f"PD-DP and PD-I at scale, i.i.d. prior {tuple(row)}", fontsize=11)
+    return fig
 
 
 def main(argv: Sequence[str] | None = None) -> None:

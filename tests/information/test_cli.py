@@ -10,7 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from problems.information.cli import register, reproduce_section
+from problems.information.cli import register
+from problems.information.figures import reproduce_section
 
 
 def _run(argv, capsys):
@@ -72,4 +73,4 @@ def test_reproduce_section(tmp_path):
     msgs = []
     paths = reproduce_section(tmp_path, msgs.append)
     assert msgs and all(Path(p).exists() for p in paths)
-    assert any(p.endswith(".png") for p in paths) and any(p.endswith(".svg") for p in paths)
+    assert any(str(p).endswith(".png") for p in paths) and any(str(p).endswith(".svg") for p in paths)
