@@ -10,7 +10,7 @@ python -m problems solve pd-i --n 12 --m 3 --prior iid:0.2,0.3,0.5 --eps 2    # 
 python -m problems solve pd-dp --n 200 --m 2 --prior uniform --eps 1      # orbit-reduced automatically
 python -m problems constants --n 4 --m 2 --prior contagious:0.2 --json
 python -m problems curve --n 4 --m 2 --prior iid:0.3,0.7 --notion d --points 30 --out curves/
-python -m problems capacity --channel examples/channel.npy --bits --json   # made by examples/make_channel.py
+python -m problems capacity --channel examples/channel.npy --unit bits --json   # made by examples/make_channel.py
 python -m problems calibrate randomized-response --eps 0.5 --json
 python -m problems design --query count --n 4 --m 2 --eps 0.5 --json
 python -m ipopt_models capacity --random 3,2:3 --starts 50 --seed 0 --json   # C₁ over the full joint vs Theorem 2
