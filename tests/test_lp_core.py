@@ -284,3 +284,21 @@ def test_primal_dual_pair_optimal_by_construction(solver: str, eps: float) -> No
     sol = solve(spec, eps, solver=solver)
     assert sol.bounds.lower <= optimum * (1 + 1e-12) and optimum * (1 - 1e-12) <= sol.bounds.upper
     assert sol.status is Status.OPTIMAL and abs(sol.value - optimum) <= 1e-6 * optimum
+
+
+def test_exponential_mechanism_bounds_a_poor_solver_point():
+    """The reduced PD-DP at n = 30 (i.i.d. (0.3, 0.7), ε = 2.94): solvers return points whose repair costs
+    far more than E_d at level ε, which is feasible with cost h(ε) (paper 002, Theorem 1); the certificate
+    uses it, so the answer is certified at h(ε) — checked against the closed form."""
+    from problems.closed_forms import h
+    from problems.lp.bounds import certify, tight_reference, verify
+    from problems.orbit import ReducedPDDP, symmetric_iid
+
+    prog = ReducedPDDP(symmetric_iid(30, [0.3, 0.7]))
+    spec, eps = prog.lp.spec, 2.94
+    zt = tight_reference(spec, eps)
+    assert zt is not None and verify(spec, zt, eps)
+    cert = certify(spec, eps, None, None, None)  # no solver point at all: the reference alone
+    assert cert.bounds.upper == pytest.approx(h(eps, 30, 2), rel=1e-8)
+    res = prog.solve(eps)
+    assert res.certified and res.value == pytest.approx(h(eps, 30, 2), rel=1e-6)

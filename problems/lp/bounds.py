@@ -38,6 +38,7 @@ __all__ = [
     "Bounds",
     "LPCertificate",
     "repair",
+    "tight_reference",
     "verify",
     "upper_bound",
     "lower_bound",
@@ -172,6 +173,24 @@ def repair(spec: RatioLPSpec, z: np.ndarray | None, eps: float) -> tuple[np.ndar
     return None, math.nan
 
 
+def tight_reference(spec: RatioLPSpec, eps: float) -> np.ndarray | None:
+    """E_d at the level ε − ε_min − η (η = 1e-9 relative), normalised: feasible with a slack of e^η per row.
+
+    E_d at level ε − ε_min is feasible at ε (ε-DP; for PD-I, (ε − ε_X)-DP implies ε-identifiability), and its
+    cost for the Hamming programs is h(ε − ε_min) — Theorem 1's upper bound of paper 002.  The slack η covers
+    the rounding that :func:`verify` accounts for; the point is used only if :func:`verify` passes.
+    """
+    level = eps - spec.eps_min
+    level -= 1e-9 * max(1.0, level)
+    if not level > 0 or not math.isfinite(level):
+        return None
+    z0 = np.exp(np.maximum(spec.log_profile(level), -700.0))
+    sums = np.bincount(spec.group, weights=z0, minlength=spec.G)
+    if not np.all(sums > 0):
+        return None
+    return z0 * (spec.b / sums)[spec.group]
+
+
 def _raise_small_sides(spec: RatioLPSpec, z: np.ndarray, rho: np.ndarray, sweeps: int = 60) -> np.ndarray:
     """Local repair before mixing: raise z[d_p] to z[s_p]/ρ_p on violated rows (propagated), renormalise.
 
@@ -300,6 +319,11 @@ def certify(
     """
     zr, t = repair(spec, z, eps)
     up = upper_bound(spec, zr) if zr is not None else math.inf
+    zt = tight_reference(spec, eps)
+    if zt is not None and verify(spec, zt, eps):
+        up_t = upper_bound(spec, zt)
+        if up_t < up:  # the solver's point was worse than E_d itself (e.g. a poor point, heavily mixed)
+            zr, t, up = zt, 1.0, up_t
     lo, d = lower_bound(spec, eps, nu, lam, up)
     lo = max(lo, float(known_lower))
     if lo > up:  # cannot happen for valid bounds; never report a contradiction as certified
