@@ -28,7 +28,7 @@ from .prior_constants import eps_tilde, eps_X
 from .priors import Prior
 from .programs import PDDP, PDI, PDMIP
 
-__all__ = ["Curve", "privacy_distortion_curve", "NOTIONS", "default_grid"]
+__all__ = ["Curve", "privacy_distortion_curve", "curve_constants", "NOTIONS", "default_grid"]
 
 NOTIONS = {"i": "identifiability", "d": "differential privacy", "m": "mutual information"}
 
@@ -58,7 +58,7 @@ class Curve:
         return "nats" if self.notion == "m" else "privacy level ε (nats)"
 
     def rows(self) -> list[dict]:
-        return [
+        rows = [
             {
                 "D": float(D),
                 f"eps_{self.notion}": float(e),
@@ -78,6 +78,10 @@ class Curve:
                 self.max_residual,
             )
         ]
+        if "status" in self.extras:  # curves computed through the sweep: each point's status
+            for r, st in zip(rows, self.extras["status"]):
+                r["status"] = st
+        return rows
 
     def to_csv(self, path: str | Path) -> Path:
         """Write the curve as CSV (atomically)."""
@@ -95,6 +99,16 @@ def default_grid(n: int, points: int) -> np.ndarray:
     """``points`` distortions spread over (0, n]: denser where the curves bend (small D)."""
     u = np.linspace(0.0, 1.0, points + 1)[1:]
     return n * u**1.5
+
+
+def curve_constants(prior) -> tuple[float, float]:  # noqa: ANN001
+    """(ε_X, ε̃_X) of a Prior or a SymmetricPrior (ε̃_X is NaN where it is not computed at this size)."""
+    if isinstance(prior, Prior):
+        return eps_X(prior), eps_tilde(prior)
+    from .prior_constants import symmetric_constants
+
+    consts = symmetric_constants(prior)
+    return consts["eps_X"], (math.nan if consts["eps_tilde"] is None else consts["eps_tilde"])
 
 
 def privacy_distortion_curve(
@@ -119,16 +133,12 @@ def privacy_distortion_curve(
     grid = default_grid(n, points) if distortions is None else np.asarray(distortions, dtype=float)
     start = time.perf_counter()
     name = {"d": "pd-dp", "i": "pd-i", "m": "pd-mip"}[notion]
+    eX, eT = curve_constants(prior)
     if isinstance(prior, Prior):
-        eX, eT = eps_X(prior), eps_tilde(prior)
         program = {"d": PDDP, "i": PDI, "m": PDMIP}[notion](prior, solver=solver)
     else:  # a SymmetricPrior: the orbit-reduced programs, never the mⁿ pmf
         from .orbit import make_program
-        from .prior_constants import symmetric_constants
 
-        consts = symmetric_constants(prior)
-        eX = consts["eps_X"]
-        eT = math.nan if consts["eps_tilde"] is None else consts["eps_tilde"]
         program = make_program(name, prior, path="reduced", solver=solver)
     eps = np.empty(grid.size)
     solves = np.zeros(grid.size, dtype=int)

@@ -60,19 +60,16 @@ def _reduced_path(point: Point) -> bool:
 
 def build_prior(point: Point, *, dense: bool):  # noqa: ANN201
     """The prior of ``point``: a SymmetricPrior (never the mⁿ pmf) unless ``dense`` is asked for."""
-    from ..orbit import parse_symmetric_prior
-    from ..priors import from_pmf, parse_prior
+    from ..orbit.dispatch import prior_from_spec
+    from ..priors import from_pmf
 
-    space = DatabaseSpace(point.n, point.m)
-    kind = _kind(point.prior)
-    if kind == "dirichlet":
+    if _kind(point.prior) == "dirichlet":
+        space = DatabaseSpace(point.n, point.m)
+        space.require_dense()
         _, a, s = point.prior.split(":")
-        rng = np.random.default_rng(int(s))
-        pmf = rng.dirichlet(np.full(space.size, float(a)))
+        pmf = np.random.default_rng(int(s)).dirichlet(np.full(space.size, float(a)))
         return from_pmf(space, pmf, name=point.prior)
-    if not dense and kind in _SYMMETRIC:
-        return parse_symmetric_prior(point.prior, point.n, point.m)
-    return parse_prior(point.prior, space)
+    return prior_from_spec(point.prior, point.n, point.m, dense=dense)
 
 
 def _types(n: int, m: int) -> int:
@@ -166,20 +163,19 @@ def _from_result(point: Point, res, seconds: float, value=None, bounds=None) -> 
 
 
 def _solve_program(point: Point) -> tuple[Any, Any]:
+    """Build and solve a pd-dp / pd-i / r-pd / pd-mip point through the library's dispatch."""
     from ..orbit import make_program
+    from ..orbit.dispatch import program_from_spec, solve_from_spec
 
+    value = point.distortion if point.program == "pd-mip" else point.eps
+    if _kind(point.prior) != "dirichlet":
+        built = program_from_spec(
+            point.program, point.prior, point.n, point.m, point.path, solver=point.solver
+        )
+        return built.program, solve_from_spec(built, value)
     method = point.path if point.path in ("lp", "theorem") else "auto"
-    path = "auto" if point.path in ("lp", "theorem") else point.path
-    space = DatabaseSpace(point.n, point.m)
-    if point.program == "r-pd":
-        prog = make_program("r-pd", space, path=path, solver=point.solver)
-        return prog, prog.solve(point.eps, path=method)
-    dense = path == "dense" or not _reduced_path(point)
-    prior = build_prior(point, dense=dense)
-    prog = make_program(point.program, prior, path="dense" if dense else path, solver=point.solver)
-    if point.program == "pd-mip":
-        return prog, prog.solve(point.distortion)
-    return prog, prog.solve(point.eps, path=method)
+    prog = make_program(point.program, build_prior(point, dense=True), path="dense", solver=point.solver)
+    return prog, (prog.solve(value) if point.program == "pd-mip" else prog.solve(value, path=method))
 
 
 def _inverse(point: Point) -> dict:

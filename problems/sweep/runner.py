@@ -15,13 +15,13 @@ from __future__ import annotations
 import logging
 import math
 import os
-import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import InvalidInputError
+from ..progress import Progress
 from .grid import Point, SweepSpec
 from .jobs import COLUMNS, estimate_bytes, failed_row, refused_row, run_point
 from .store import ResultStore
@@ -71,44 +71,6 @@ def available_memory() -> int:
     except OSError:
         pass
     return 8 * GiB
-
-
-class _Progress:
-    """A tqdm bar with ETA on a terminal (stderr), one line per finished point otherwise."""
-
-    def __init__(self, total: int, enabled: bool, echo: Callable[[str], object] | None) -> None:
-        self.total, self.done, self.echo = total, 0, echo
-        self.bar = None
-        if enabled and total and sys.stderr.isatty():
-            try:
-                from tqdm import tqdm
-
-                self.bar = tqdm(total=total, unit="pt", file=sys.stderr, dynamic_ncols=True)
-            except ImportError:  # pragma: no cover - tqdm is a dependency
-                self.bar = None
-        self.enabled = enabled
-        self.start = time.perf_counter()
-
-    def update(self, row: dict) -> None:
-        self.done += 1
-        if self.bar is not None:
-            self.bar.update(1)
-            return
-        if not self.enabled:
-            return
-        elapsed = time.perf_counter() - self.start
-        eta = elapsed / self.done * (self.total - self.done)
-        axis = f"ε={row['eps']:g}" if row.get("eps") is not None else f"D={row['distortion']:g}"
-        value = "—" if row.get("value") is None else f"{row['value']:.6g}"
-        line = (
-            f"[{self.done}/{self.total}] {row['program']} n={row['n']} m={row['m']} {row['prior']} {axis}: "
-            f"{row['status']} {value} ({row.get('worker') or '-'}, ETA {eta:.0f} s)"
-        )
-        (self.echo or (lambda s: print(s, file=sys.stderr, flush=True)))(line)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
 
 
 def _points(spec: SweepSpec | Sequence[Point]) -> list[Point]:
@@ -180,6 +142,10 @@ def run_sweep(
         are sent (``status: refused``).
     retry_errors:
         Recompute points whose stored row recorded an error (failed or refused); finished points are kept.
+    progress:
+        A bar with ETA on a terminal (stderr), one line per finished point otherwise (:mod:`problems.progress`).
+    echo:
+        Called with the line of every finished point, whatever ``progress`` says.
     client:
         An existing ``distributed.Client`` to use (not closed).
     """
@@ -190,12 +156,20 @@ def run_sweep(
     todo = [p for p in points if p.key not in done]
     new: dict[str, dict] = {}
     desc, n_workers = "none (every point was finished)", 0
-    bar = _Progress(len(todo), progress, echo)
+    bar = Progress(len(todo), "sweep", quiet=not progress)
 
     def record(p: Point, row: dict) -> None:
         store.save(p, row)
         new[p.key] = row
-        bar.update(row)
+        axis = f"ε={row['eps']:g}" if row.get("eps") is not None else f"D={row['distortion']:g}"
+        value = "—" if row.get("value") is None else f"{row['value']:.6g}"
+        line = (
+            f"{row['program']} n={row['n']} m={row['m']} {row['prior']} {axis}: {row['status']} {value} "
+            f"({row.get('worker') or '-'})"
+        )
+        bar.step(line)
+        if echo is not None:
+            echo(line)
 
     try:
         if todo and scheduler == "synchronous":

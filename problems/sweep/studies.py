@@ -48,7 +48,7 @@ def curve_via_sweep(
 ):  # noqa: ANN201
     """ε*(D) for ``notion`` ∈ {d, i, m} at every D, as a :class:`~problems.curves.Curve` (points kept in ``out``)."""
     from ..closed_forms import h, h_inv
-    from ..curves import NOTIONS, Curve
+    from ..curves import NOTIONS, Curve, curve_constants
     from ..errors import InvalidInputError
     from .jobs import build_prior
 
@@ -64,7 +64,7 @@ def curve_via_sweep(
     eps = np.array([math.inf if r["value"] is None else r["value"] for r in rows], dtype=float)
     if notion == "m":
         eps = np.array([math.nan if r["value"] is None else r["value"] for r in rows], dtype=float)
-    eX, eT = _constants(build_prior(points[0], dense=m**n <= 4096))
+    eX, eT = curve_constants(build_prior(points[0], dense=False))
     hi = np.asarray(h_inv(grid, n, m), dtype=float)
     return Curve(
         notion=notion,
@@ -82,24 +82,14 @@ def curve_via_sweep(
         max_residual=np.zeros(grid.size),
         seconds=summary.seconds,
         extras={
-            "h_at_eps_tilde": float(h(eT, n, m)) if math.isfinite(eT) else 0.0,
+            "h_at_eps_tilde": float(h(eT, n, m))
+            if math.isfinite(eT)
+            else (math.nan if math.isnan(eT) else 0.0),
             "status": [r["status"] for r in rows],
             "certified": [bool(r["certified"]) for r in rows],
             "sweep": summary.to_dict() | {"table": None},
         },
     )
-
-
-def _constants(prior) -> tuple[float, float]:  # noqa: ANN001
-    """ε_X and ε̃_X: by the dense prior when it fits, else from the symmetric prior (ε̃_X for i.i.d. only)."""
-    from ..prior_constants import eps_tilde, eps_tilde_iid, eps_X
-
-    if hasattr(prior, "pmf"):
-        return eps_X(prior), eps_tilde(prior)
-    from ..orbit.programs import _eps_X
-
-    row = getattr(prior, "row", None)
-    return _eps_X(prior), (eps_tilde_iid(row) if row is not None else math.nan)
 
 
 def scale_rows_via_sweep(

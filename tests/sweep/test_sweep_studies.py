@@ -31,3 +31,34 @@ def test_scale_rows_iid_pattern(tmp_path):
         assert math.isclose(r["eps_star"], h_inv(r["D_over_n"] * n, n, 2), rel_tol=1e-6)
     assert dp[2]["eps_star"] == 0.0
     assert math.isclose(pi[2]["eps_star"], math.log(7 / 3), rel_tol=1e-9)
+
+
+def test_curve_command_runs_through_the_sweep_and_resumes(tmp_path, capsys):
+    import csv
+
+    from problems.cli import main
+
+    argv = [
+        "curve",
+        "--n",
+        "3",
+        "--m",
+        "2",
+        "--prior",
+        "uniform",
+        "--notion",
+        "d",
+        "--points",
+        "6",
+        "--quiet",
+    ]
+    assert main(argv + ["--out", str(tmp_path / "a"), "--workers", "2"]) == 0
+    assert main(argv + ["--out", str(tmp_path / "b")]) == 0  # in this process
+    rows = {k: list(csv.DictReader((tmp_path / k / "curve_d.csv").open())) for k in ("a", "b")}
+    for ra, rb in zip(rows["a"], rows["b"]):
+        assert float(ra["eps_d"]) == float(rb["eps_d"]) and ra["status"] == "optimal"
+        # uniform prior: ε*_d(D) = h⁻¹(D) (E_d is optimal), where h⁻¹(D) > 0
+        D = float(ra["D"])
+        assert math.isclose(float(ra["eps_d"]), max(h_inv(D, 3, 2), 0.0), rel_tol=1e-7, abs_tol=1e-9)
+    points = list((tmp_path / "b" / "curve_d_points" / "points").glob("*.json"))
+    assert len(points) == 6  # one keyed point per D, kept for a resumed run
