@@ -345,7 +345,16 @@ def _cmd_reproduce(args) -> int:
     from .reproduce import reproduce
 
     check_output_dir(args.out)
-    result = reproduce(args.out, progress=lambda s: print(s, file=sys.stderr, flush=True), quick=args.quick)
+    if args.workers is not None and args.workers < 1:
+        raise InvalidInputError(f"--workers must be ≥ 1, got {args.workers}")
+    result = reproduce(
+        args.out,
+        progress=lambda s: print(s, file=sys.stderr, flush=True),
+        quick=args.quick,
+        full=args.full,
+        workers=args.workers,
+        scheduler=args.scheduler,
+    )
     print(result.report)
     # a section failed or a claim check failed (see the verdict table): not certified
     return EXIT_CODES["optimal"] if result.ok else EXIT_CODES["failed"]
@@ -424,7 +433,15 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
     p = sub.add_parser("reproduce", help="regenerate the papers' figures and checks into DIR")
     p.add_argument("--out", required=True)
-    p.add_argument("--quick", action="store_true", help="smaller instances (for smoke tests)")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--quick", action="store_true", help="smaller instances (for smoke tests)")
+    mode.add_argument(
+        "--full",
+        action="store_true",
+        help="also recompute the n = 200 orbit-scale curve as a resumable sweep (hours on two cores)",
+    )
+    p.add_argument("--workers", type=int, help="--full: local Dask workers for the n = 200 sweep")
+    p.add_argument("--scheduler", help="--full: a running Dask scheduler (tcp://HOST:PORT) for the sweep")
     p.set_defaults(func=_cmd_reproduce)
 
     for module, commands in SUBCOMMAND_MODULES.items():

@@ -256,19 +256,39 @@ def scale_figure(
     programs: Sequence[str] = ("dp", "i"),
     include: Sequence[str | Path] | None = None,
     report=None,
+    sweep_out: str | Path | None = None,
+    scheduler: str | None = None,
+    workers: int | None = None,
 ) -> list[Path]:
     """Write ``orbit_scale.png``, ``orbit_scale.svg`` and ``orbit_scale.csv`` to ``out_dir``; return the paths.
 
     The CSV has one row per (n, program, D/n) with ε*, ε*/n, h⁻¹(D)/n, the number of LP solves and the largest
     KKT residual among them.  ``include`` lists CSV files of earlier runs (default: the shipped n = 200 rows,
     :data:`PRECOMPUTED_CSV`, if present) whose rows for n not in ``ns`` are added to the figure and marked
-    "precomputed" in the legend; pass ``include=()`` to plot only what is computed now.  With ``report`` (a
+    "precomputed" in the legend; pass ``include=()`` to plot only what is computed now.  With ``sweep_out``
+    every point is a sweep point (:func:`problems.sweep.studies.scale_rows_via_sweep`) kept in that directory,
+    on a LocalCluster of ``workers`` or the ``scheduler`` given (``reproduce --full`` does this for n = 200).
+    With ``report`` (a
     :class:`problems.report.Section`) the Theorem 1 checks and the prose of the report section are recorded.
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     rows: list[dict] = []
-    for n in ns:
+    if sweep_out is not None:  # every (n, program, D/n) a keyed sweep point: Dask, resumable (docs/sweeps.md)
+        from ..sweep.studies import scale_rows_via_sweep
+
+        rows = scale_rows_via_sweep(
+            ns,
+            levels,
+            sweep_out,
+            programs=programs,
+            row=row,
+            scheduler=scheduler,
+            workers=workers,
+            echo=lambda line: progress(f"  {line}"),
+            progress=False,
+        )
+    for n in ns if sweep_out is None else ():
         for name in programs:
             try:
                 rows.extend(scale_rows(n, name, levels, row=row, xtol=xtol, progress=progress))
@@ -280,7 +300,7 @@ def scale_figure(
     for path in include:
         pre.extend(r for r in read_rows(path) if r["n"] not in ns)
     buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=FIELDS, lineterminator="\n")
+    w = csv.DictWriter(buf, fieldnames=FIELDS, lineterminator="\n", extrasaction="ignore")
     w.writeheader()
     w.writerows(rows)
     w.writerows(pre)

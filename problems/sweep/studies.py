@@ -124,10 +124,10 @@ def scale_rows_via_sweep(
         progress=progress,
         echo=echo,
     )
+    deltas = [d for _ in ns for _ in programs for d in levels]  # the levels as given (D = δ·n is rounded)
     rows = []
-    for p, r in zip(points, summary.rows):
+    for p, r, delta in zip(points, summary.rows, deltas):
         e = math.nan if r["value"] is None else r["value"]
-        delta = p.distortion / p.n
         rows.append(
             {
                 "n": p.n,
@@ -138,6 +138,7 @@ def scale_rows_via_sweep(
                 "h_inv_over_n": float(h_inv(p.distortion, p.n, 2)) / p.n,
                 "lp_solves": r["iterations"] or 0,
                 "max_kkt": math.nan,
+                "uncertified_solves": 0 if r["status"] in ("optimal", "infeasible") else 1,
                 "status": r["status"],
                 "key": r["key"],
             }

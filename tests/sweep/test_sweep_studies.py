@@ -62,3 +62,24 @@ def test_curve_command_runs_through_the_sweep_and_resumes(tmp_path, capsys):
         assert math.isclose(float(ra["eps_d"]), max(h_inv(D, 3, 2), 0.0), rel_tol=1e-7, abs_tol=1e-9)
     points = list((tmp_path / "b" / "curve_d_points" / "points").glob("*.json"))
     assert len(points) == 6  # one keyed point per D, kept for a resumed run
+
+
+def test_scale_figure_through_the_sweep_equals_the_in_process_rows(tmp_path):
+    from problems.orbit.scale_figure import read_rows, scale_figure
+
+    kw = dict(ns=(6,), levels=(0.1, 0.35), include=(), progress=lambda s: None)
+    scale_figure(tmp_path / "a", sweep_out=tmp_path / "pts", scheduler="synchronous", **kw)
+    scale_figure(tmp_path / "b", **kw)
+    a, b = (read_rows(tmp_path / k / "orbit_scale.csv") for k in ("a", "b"))
+    assert [(r["program"], r["D_over_n"]) for r in a] == [(r["program"], r["D_over_n"]) for r in b]
+    for ra, rb in zip(a, b):
+        assert math.isclose(ra["eps_star"], rb["eps_star"], rel_tol=1e-6, abs_tol=1e-9)
+    assert (tmp_path / "a" / "orbit_scale.png").exists()
+    assert len(list((tmp_path / "pts" / "points").glob("*.json"))) == 4
+
+
+def test_reproduce_full_and_quick_exclude_each_other(tmp_path, capsys):
+    from problems.cli import main
+
+    assert main(["reproduce", "--quick", "--full", "--out", str(tmp_path)]) == 2
+    assert "not allowed" in capsys.readouterr().err
