@@ -30,11 +30,13 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import cvxpy as cp
 import numpy as np
 
 from ..certificate import Certificate
+from ..database import DatabaseSpace
 from ..errors import InfeasibleProgramError, InvalidInputError, InvalidPriorError
 from ..lp import Bounds, RatioLPSpec, Status, certified
 from ..lp import solve as solve_lp
@@ -57,7 +59,7 @@ from .privacy import (
 
 __all__ = ["MechanismModel", "ModelResult", "PATHS", "OBJECTIVES"]
 
-PATHS = ("auto", "lp-core", "cvxpy")
+PATHS = ("auto", "program", "lp-core", "cvxpy")
 OBJECTIVES = ("expected_loss", "mutual_information")
 _U = 2.0**-53
 
@@ -223,8 +225,35 @@ class MechanismModel:
         """The CVXPY problem (objective, row sums, every constraint); solve it yourself if you like."""
         return self._build()[0]
 
+    def recognised(self) -> tuple[str, Any, float] | None:
+        """``(program, space, ε)`` when the model *is* PD-DP or PD-I of paper 002, else ``None``.
+
+        That is: the expected Hamming loss on the databases of a :class:`~problems.database.DatabaseSpace`
+        (outputs = inputs), one ε-DP or ε-identifiability constraint with that space's neighbours, and nothing
+        else.  Such a model is solved by :class:`~problems.programs.PDDP` / :class:`~problems.programs.PDI`,
+        with their theorem path (closed forms of paper 002) and structured interior-point method.
+        """
+        from .privacy import Differential, Identifiability
+
+        if self.objective != "expected_loss" or self.user_constraints or len(self.constraints) != 1:
+            return None
+        c = self.constraints[0]
+        if type(c) not in (Differential, Identifiability) or not isinstance(c.neighbours, DatabaseSpace):
+            return None
+        space = c.neighbours
+        if space.size != self.N or self.K != self.N:
+            return None
+        from .losses import hamming
+
+        if not np.array_equal(self.loss, hamming(space)):
+            return None
+        return ("pd-dp" if type(c) is Differential else "pd-i"), space, float(c.eps)
+
     def route(self) -> str:
-        """``"lp-core"`` when the model is exactly a ratio LP, else ``"cvxpy"``."""
+        """``"program"`` for PD-DP / PD-I themselves (:meth:`recognised`), ``"lp-core"`` for any other ratio
+        LP, else ``"cvxpy"``."""
+        if self.recognised() is not None:
+            return "program"
         if self.objective != "expected_loss" or self.user_constraints or np.any(self.loss < 0):
             return "cvxpy"
         if all(c.ratio_rows(self.ctx) is not None for c in self.constraints):
@@ -282,6 +311,13 @@ class MechanismModel:
             if reason is not None:
                 raise InfeasibleProgramError(self.name, reason)
         route = self.route()
+        if path == "program" and route != "program":
+            raise InvalidInputError(
+                "path='program' needs PD-DP or PD-I itself: the Hamming loss on a DatabaseSpace and one ε-DP or "
+                "ε-identifiability constraint with that space's neighbours"
+            )
+        if path == "lp-core" and route == "program":
+            route = "lp-core"
         if path == "lp-core" and route != "lp-core":
             raise InvalidInputError(
                 "path='lp-core' needs a ratio LP: only ε-DP / local / metric / identifiability / (ε, 0)-DP "
@@ -289,9 +325,30 @@ class MechanismModel:
             )
         if path == "cvxpy":
             route = "cvxpy"
+        if route == "program":
+            return self._solve_program(solver)
         if route == "lp-core":
             return self._solve_lp_core(solver, time_limit)
         return self._solve_cvxpy(solver)
+
+    def _solve_program(self, solver) -> ModelResult:  # noqa: ANN001
+        """PD-DP / PD-I through :mod:`problems.programs` (theorem path where a closed form applies)."""
+        from ..priors import from_pmf
+        from ..programs import PDDP, PDI
+
+        name, space, eps = self.recognised()
+        res = {"pd-dp": PDDP, "pd-i": PDI}[name](from_pmf(space, self.prior), solver=solver).solve(eps)
+        return self._result(
+            W=np.asarray(res.mechanism.matrix, dtype=float),
+            value=res.value,
+            status=res.status,
+            bounds=res.bounds,
+            cert=res.certificate,
+            stats=res.stats,
+            duals=res.duals,
+            path="program",
+            extras={"program": name, "program_path": res.extras.get("path", "lp")},
+        )
 
     def ratio_spec(self) -> tuple[RatioLPSpec, float]:
         """The model as a :class:`~problems.lp.RatioLPSpec` and its ε (the smallest log-factor)."""

@@ -30,7 +30,7 @@ CASES = [(2, 2, 0), (2, 2, 1), (3, 2, 2), (2, 3, 3)]
 def test_pd_dp(n, m, seed, eps):
     space = DatabaseSpace(n, m)
     prior = _prior(space, seed)
-    res = instances.pd_dp(space, prior, eps).solve()
+    res = instances.pd_dp(space, prior, eps).solve(path="lp-core")  # the model's own LP, built independently
     ref = PDDP(prior).solve(eps, path="lp")
     assert res.path == "lp-core" and res.certified and ref.certified
     assert _close(res.value, ref.value)
@@ -43,7 +43,7 @@ def test_pd_i(n, m, seed):
     model = instances.pd_i(space, prior, 0.0)
     eps_x = model.constraints[0].eps_x(model.ctx)
     for eps in (eps_x + 0.3, eps_x + 1.5):
-        res = instances.pd_i(space, prior, eps).solve()
+        res = instances.pd_i(space, prior, eps).solve(path="lp-core")
         ref = PDI(prior).solve(eps, path="lp")
         assert res.path == "lp-core" and res.certified
         assert _close(res.value, ref.value)
@@ -62,7 +62,7 @@ def test_pd_i_below_eps_x_is_proved_infeasible():
 @pytest.mark.parametrize("eps", [0.5, 2.0])
 def test_r_pd(n, m, eps):
     space = DatabaseSpace(n, m)
-    res = instances.r_pd(space, eps).solve()
+    res = instances.r_pd(space, eps).solve(path="lp-core")
     ref = RPD(space).solve(eps, path="lp")
     assert res.certified and _close(res.value, ref.value)
 
@@ -87,3 +87,20 @@ def test_capacity_design(query, eps, seed):
     ref = IPDesign(problem, method="full").solve(eps)
     assert res.path == "cvxpy-conic" and res.certified
     assert _close(res.value, ref.value, 1e-8)
+
+
+@pytest.mark.parametrize("name", ["pd_dp", "pd_i"])
+def test_recognised_paper_programs_use_the_program_classes(name):
+    """A model that is PD-DP or PD-I itself is solved by the program class (theorem path, structured IPM)."""
+    from problems.closed_forms import h
+
+    space = DatabaseSpace(3, 2)
+    prior = priors.iid(space, [0.3, 0.7])
+    model = getattr(instances, name)(space, prior, 2.0)
+    assert model.route() == "program"
+    res = model.solve()
+    assert res.path == "program" and res.certified
+    assert _close(res.value, h(2.0, 3, 2))  # paper 002: PD-DP ≤ h = PD-I here (ε ≥ ε̃_X, Lemma 4)
+    assert max(res.violations.values()) <= 1e-12
+    model.add_constraint(model.W[0, 0] >= 0, name="mine")  # no longer PD-DP/PD-I itself
+    assert model.route() != "program"

@@ -173,7 +173,9 @@ def test_level_zero_is_the_best_constant_per_component():
     space = DatabaseSpace(2, 2)
     prior = priors.from_pmf(space, [0.1, 0.2, 0.3, 0.4])
     res = (
-        MechanismModel(prior, losses.hamming(space)).add(privacy.differential(0.0, neighbours=space)).solve()
+        MechanismModel(prior, losses.hamming(space))
+        .add(privacy.differential(0.0, neighbours=space))
+        .solve(path="lp-core")  # PD-DP itself: the model's own closed form, not the program class
     )
     assert res.certified and res.path == "lp-core" and "level 0" in res.extras["theorem"]
     assert abs(res.value - PDDP(prior).solve(0.0).value) <= 1e-12
