@@ -1,4 +1,4 @@
-"""Benchmark: optimal mechanism design under ε-information privacy (problems.design, issue 4).
+"""Benchmark: optimal mechanism design under ε-information privacy (problems.design).
 
 Cases (uniform prior, Hamming distortion, ε = 0.2 nats):
 

@@ -1,4 +1,4 @@
-"""Benchmarks of the IPOPT models (issue 5): prints a markdown table, writes benchmarks/results/ipopt.json.
+"""Benchmarks of the IPOPT models: prints a markdown table, writes benchmarks/results/ipopt.json.
 
 * C1 cross-check: 3×2-input (|X_1| = 3, |X_2| = 2), 3-output Dirichlet channel, 50 starts (target < 10 s).
 * δ(b) curve: binary randomized response (parity) on two rows, 20 points, certified (target < 60 s).

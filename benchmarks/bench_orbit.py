@@ -1,4 +1,4 @@
-"""Benchmark of the orbit-reduced PD-DP against the dense path (issue 6).
+"""Benchmark of the orbit-reduced PD-DP against the dense path.
 
 Run: ``/work/venv/bin/python benchmarks/bench_orbit.py [--quick] [--skip-n200]``.  Prints a markdown table and
 writes ``benchmarks/results/orbit.json``.  Prior: i.i.d. (0.3, 0.7) for m = 2, (0.2, 0.3, 0.5) for m = 3;
