@@ -1,4 +1,4 @@
-"""Tests of optimal mechanism design under information privacy (problems.design, issue 4)."""
+"""Tests of optimal mechanism design under information privacy (problems.design)."""
 
 from __future__ import annotations
 
