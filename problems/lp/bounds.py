@@ -216,13 +216,57 @@ def lower_bound(
 
     Returns ``(lower, d)`` with ``d = c + Gᵀλ⁺ + Aᵀν`` (the reduced costs, i.e. the multipliers of z ≥ 0).
     """
-    K = spec.K
     if nu is None or lam is None or np.shape(nu) != (spec.G,) or np.shape(lam) != (spec.P,):
         return 0.0, spec.c.copy()
     lam = np.clip(np.nan_to_num(np.asarray(lam, dtype=float), nan=0.0, posinf=0.0, neginf=0.0), 0.0, None)
     nu = np.nan_to_num(np.asarray(nu, dtype=float), nan=0.0, posinf=0.0, neginf=0.0)
     rk, rel = _rk(spec, eps)
     lam = _push_deficits(spec, rk, nu, lam)
+    ub = spec.upper.copy()
+    if math.isfinite(upper) and upper >= 0:
+        pos = spec.c > 0
+        ub[pos] = np.minimum(ub[pos], upper / spec.c[pos] * (1 + 8 * _U))
+    best = _evaluate(spec, rk, rel, nu, lam, ub)
+    nu_opt = _best_nu(spec, _reduced_costs(spec, rk, np.zeros(spec.G), lam), ub)
+    if nu_opt is not None:
+        alt = _evaluate(spec, rk, rel, nu_opt, lam, ub)
+        if alt[0] > best[0]:
+            best = alt
+    return best
+
+
+def _best_nu(spec: RatioLPSpec, r: np.ndarray, ub: np.ndarray) -> np.ndarray | None:
+    """The ν maximising the bound for fixed λ: per group, −b_g ν_g + Σ_j u_j min(0, r_j + ν_g) is concave and
+    piecewise linear; its maximum is at ν_g = −r_(k), k the first index (r ascending) with Σ_{i≤k} u_(i) ≥ b_g.
+    Floating point is fine here: the bound is then evaluated rigorously for whatever ν this returns."""
+    if not (np.all(np.isfinite(r)) and np.all(np.isfinite(ub))):
+        return None
+    order = np.lexsort((r, spec.group))
+    g = spec.group[order]
+    cum = np.cumsum(ub[order])
+    first = np.searchsorted(g, np.arange(spec.G))  # start of each group in the sorted order
+    base = np.where(first > 0, cum[np.maximum(first - 1, 0)], 0.0)
+    within = cum - base[g]
+    reached = within >= spec.b[g]
+    # first index per group where the cumulative bound reaches b_g (the group's last index if never)
+    idx = np.full(spec.G, -1)
+    hit = np.flatnonzero(reached)
+    if hit.size:
+        gh = g[hit]
+        firsthit = np.full(spec.G, np.iinfo(np.int64).max)
+        np.minimum.at(firsthit, gh, hit)
+        ok = firsthit < np.iinfo(np.int64).max
+        idx[ok] = firsthit[ok]
+    last = np.append(first[1:], g.size) - 1
+    idx = np.where(idx < 0, last, idx)
+    return -r[order][idx]
+
+
+def _evaluate(
+    spec: RatioLPSpec, rk: np.ndarray, rel: np.ndarray, nu: np.ndarray, lam: np.ndarray, ub: np.ndarray
+) -> tuple[float, np.ndarray]:
+    """The rigorous value of the bound for multipliers (ν, λ ≥ 0) and variable bounds ``ub`` (see above)."""
+    K = spec.K
     rkl = rk * lam
     if not np.all(np.isfinite(rkl)):
         return 0.0, spec.c.copy()
@@ -238,10 +282,6 @@ def lower_bound(
     absd = spec.c + plus + minus + np.abs(nug)
     err = (_gamma(terms) * absd + float(rel.max(initial=0.0)) * 1.01 * minus) * (1 + 1e-6)
     dlow = np.minimum(d - err, 0.0)
-    ub = spec.upper.copy()
-    if math.isfinite(upper) and upper >= 0:
-        pos = spec.c > 0
-        ub[pos] = np.minimum(ub[pos], upper / spec.c[pos] * (1 + 8 * _U))
     S = float(np.sum(dlow * ub)) * (1 + float(_gamma(K + 4)))
     bnu = float(spec.b @ nu)
     err_bnu = float(_gamma(spec.G + 4)) * float(np.abs(spec.b) @ np.abs(nu))
