@@ -63,7 +63,12 @@ def add_parser(subparsers) -> argparse.ArgumentParser:  # noqa: ANN001
     p.add_argument("spec", help="TOML file: prior, loss, neighbours, [[constraint]] tables")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--solver", help="back end tried first (clarabel, highs, scs, …)")
-    p.add_argument("--path", choices=PATHS, default="auto", help="auto | program (PD-DP/PD-I themselves) | lp-core | cvxpy")
+    p.add_argument(
+        "--path",
+        choices=PATHS,
+        default="auto",
+        help="auto | program (PD-DP/PD-I themselves) | lp-core | cvxpy",
+    )
     p.add_argument("--export", help="write the mechanism with its constraint set to PATH (.json)")
     p.set_defaults(func=run)
     return p
