@@ -275,3 +275,15 @@ def test_solver_names_known_to_the_command_line_are_the_back_ends() -> None:
 
     assert set(LP_SOLVERS) == {k.lower() for k in BACKENDS}
     assert set(LP_SOLVER_ALIASES) == {k.lower() for k in ALIASES}
+
+
+def test_version_and_help_do_not_import_cvxpy():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from problems.cli import build_parser; build_parser(); "
+        "import problems.model.cli; print('cvxpy' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

@@ -6,10 +6,35 @@ data; :mod:`problems.model.instances` writes the papers' programs as models; :mo
 writes a mechanism with its constraint set and re-checks it without CVXPY.
 """
 
-from . import losses, privacy
-from .export import export_model, is_feasible
-from .model import MechanismModel, ModelResult
-from .neighbours import UnboundedSpace, resolve_pairs
+import importlib as _importlib
+
+# Loaded on first use, so that ``python -m problems model --help`` and the other subcommands do not import
+# CVXPY just to build their parsers.
+_LAZY: dict[str, str] = {
+    "losses": ".losses",
+    "privacy": ".privacy",
+    "export_model": ".export",
+    "is_feasible": ".export",
+    "MechanismModel": ".model",
+    "ModelResult": ".model",
+    "UnboundedSpace": ".neighbours",
+    "resolve_pairs": ".neighbours",
+}
+
+
+def __getattr__(name: str):
+    target = _LAZY.get(name)
+    if target is None:
+        raise AttributeError(f"module 'problems.model' has no attribute {name!r}")
+    module = _importlib.import_module(target, __name__)
+    value = module if target == "." + name else getattr(module, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = [
     "MechanismModel",

@@ -35,9 +35,9 @@ import numpy as np
 from ..database import DatabaseSpace
 from ..errors import InfeasibleProgramError, InvalidInputError, PrivacyToolkitError, ProblemTooLargeError
 from ..lp.status import EXIT_CODES
-from . import losses, privacy
-from .model import PATHS, MechanismModel
+from . import losses
 from .neighbours import UnboundedSpace
+from .paths import PATHS
 
 __all__ = ["add_parser", "register", "run", "model_from_spec"]
 
@@ -128,6 +128,8 @@ def _loss(obj, relation, N: int | None) -> np.ndarray:  # noqa: ANN001
 
 
 def _constraint(d: dict, k: int, relation):  # noqa: ANN001
+    from . import privacy
+
     where = f"constraint {k}"
     if not isinstance(d, dict) or d.get("kind") not in _KINDS:
         raise InvalidInputError(f"{where}: kind must be one of {', '.join(_KINDS)}, got {d!r}")
@@ -153,8 +155,10 @@ def _constraint(d: dict, k: int, relation):  # noqa: ANN001
         raise InvalidInputError(f"{where} ({kind}) is missing the key {exc.args[0]!r}") from exc
 
 
-def model_from_spec(spec: dict) -> MechanismModel:
+def model_from_spec(spec: dict) -> MechanismModel:  # noqa: F821 - imported below (CVXPY on first use)
     """Build a :class:`MechanismModel` from the parsed TOML (see the module docstring)."""
+    from .model import MechanismModel
+
     if not isinstance(spec, dict):
         raise InvalidInputError("the model spec must be a TOML table")
     relation = _relation(spec.get("neighbours"), "[neighbours]")

@@ -46,6 +46,7 @@ from ..result import SolveResult
 from ..solver import solve_with_fallback
 from .certify import blahut_points, lagrangian_bound, margin_eta, repair
 from .losses import as_loss
+from .paths import PATHS
 from .privacy import (
     Built,
     ModelContext,
@@ -59,7 +60,6 @@ from .privacy import (
 
 __all__ = ["MechanismModel", "ModelResult", "PATHS", "OBJECTIVES"]
 
-PATHS = ("auto", "program", "lp-core", "cvxpy")
 OBJECTIVES = ("expected_loss", "mutual_information")
 _U = 2.0**-53
 
