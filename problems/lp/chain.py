@@ -22,7 +22,13 @@ from .bounds import RELATIVE_GAP, Bounds, certified, certify, lower_bound
 from .spec import RatioLPSpec
 from .status import Status
 
-__all__ = ["LPSolution", "Attempt", "solve", "certificate_of"]
+__all__ = ["LPSolution", "Attempt", "solve", "certificate_of", "NEAR_MISS"]
+
+#: After an attempt whose bounds agree to NEAR_MISS relative (but not to the certification tolerance), each
+#: later attempt gets max(NEAR_MISS_SECONDS, NEAR_MISS_FACTOR × that attempt's time) at most.
+NEAR_MISS = 1e-3
+NEAR_MISS_SECONDS = 60.0
+NEAR_MISS_FACTOR = 20.0
 
 
 @dataclass(frozen=True)
@@ -145,8 +151,9 @@ def solve(
     ``solver`` names the back end tried first (an unknown name raises
     :class:`~problems.errors.InvalidInputError` before anything runs); ``prefer`` is the program's own first
     choice when no solver is named; ``time_limit`` bounds each attempt (default
-    :data:`~problems.lp.backends.DEFAULT_TIME_LIMIT` seconds); ``known_lower`` is a lower bound proved by a
-    closed form.
+    :data:`~problems.lp.backends.DEFAULT_TIME_LIMIT` seconds; after a near miss — bounds within
+    :data:`NEAR_MISS` — the later attempts get at most max(60 s, 20× the near miss's time)); ``known_lower`` is
+    a lower bound proved by a closed form.
     """
     order = resolve_order(spec, solver, prefer)
     interior = eps - spec.eps_min > 1e-9 * (1.0 + abs(eps))
@@ -181,6 +188,10 @@ def solve(
             best_duals = (raw.nu, raw.lam)
         if certified(best_lo, best_up, rtol):
             break
+        if math.isfinite(best_up) and best_up - best_lo <= NEAR_MISS * max(best_up, 1e-300):
+            # a near miss: the next back ends can only tighten a small gap, so they get a budget in
+            # proportion to what the near miss cost (at least NEAR_MISS_SECONDS) rather than the full limit
+            limit = min(limit, max(NEAR_MISS_SECONDS, NEAR_MISS_FACTOR * (time.perf_counter() - t0)))
     answered = best_z is not None
     if not answered:  # no verified point: the reference point may still prove an upper bound
         ref = certify(spec, eps, None, None, None, known_lower=best_lo, rtol=rtol)
