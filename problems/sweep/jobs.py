@@ -272,8 +272,31 @@ def _model(point: Point) -> dict:
     return _from_result(point, res, time.perf_counter() - t0)
 
 
+def _worker_memory_budget() -> None:
+    """Inside a Dask worker with a memory limit, the library's memory guard uses that limit.
+
+    The sweep sizes workers and refuses points against the workers' limits; without this, the guard would
+    compare with half of the machine's available memory, which the other workers' points are using.
+    """
+    import os
+
+    from ..resources import MEMORY_LIMIT_ENV
+
+    try:
+        from distributed import get_worker
+
+        worker = get_worker()
+    except (ImportError, ValueError):
+        return
+    manager = getattr(worker, "memory_manager", None)  # distributed ≥ 2022.6 keeps the limit there
+    limit = getattr(manager, "memory_limit", None) or getattr(worker, "memory_limit", None)
+    if limit and MEMORY_LIMIT_ENV not in os.environ:
+        os.environ[MEMORY_LIMIT_ENV] = str(int(limit))
+
+
 def run_point(point: Point) -> dict:
     """Solve one point and return its row (see :data:`COLUMNS`).  Never raises."""
+    _worker_memory_budget()
     t0 = time.perf_counter()
     try:
         if point.program in ("eps-d", "eps-i"):

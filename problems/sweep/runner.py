@@ -22,11 +22,12 @@ from pathlib import Path
 
 from ..errors import InvalidInputError
 from ..progress import Progress
+from ..resources import available_memory
 from .grid import Point, SweepSpec
 from .jobs import COLUMNS, estimate_bytes, failed_row, refused_row, run_point
 from .store import ResultStore
 
-__all__ = ["SweepSummary", "run_sweep", "available_memory"]
+__all__ = ["SweepSummary", "run_sweep"]
 
 GiB = 2**30
 
@@ -59,18 +60,6 @@ class SweepSummary:
             "files": {"parquet": self.table, "csv": self.csv, "figures": self.figures},
             "seconds": self.seconds,
         }
-
-
-def available_memory() -> int:
-    """MemAvailable of this machine (bytes), or 8 GiB where /proc/meminfo is not readable."""
-    try:
-        with open("/proc/meminfo") as fh:
-            for line in fh:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return 8 * GiB
 
 
 def _points(spec: SweepSpec | Sequence[Point]) -> list[Point]:
@@ -179,7 +168,7 @@ def run_sweep(
         elif todo:
             need = max(estimate_bytes(p) for p in todo)
             k = workers or os.cpu_count() or 1
-            share = available_memory() // max(k, 1)
+            share = (available_memory() or 8 * GiB) // max(k, 1)
             limit = memory_limit or int(min(share, max(2 * need, 2 * GiB)))
             own = client is None
             if own:

@@ -223,3 +223,21 @@ def test_model_points_sweep_the_marked_fields(tmp_path):
         assert _close(r["value"], 1 / (1 + math.exp(r["eps"])))
     with pytest.raises(InvalidInputError, match="model spec files"):
         SweepSpec(programs=("model",), eps=(1.0,))
+
+
+def test_worker_memory_limit_is_the_library_budget(tmp_path):
+    """In a worker, the library's memory guard uses the worker's limit (what the sweep sized it by)."""
+    from distributed import Client, LocalCluster
+
+    def budget() -> int:
+        from problems.resources import memory_budget
+        from problems.sweep.jobs import _worker_memory_budget
+
+        _worker_memory_budget()
+        return memory_budget()
+
+    with LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=True, memory_limit="3GiB", dashboard_address=":0"
+    ) as lc:
+        with Client(lc) as c:
+            assert c.submit(budget, pure=False).result() == 3 * 2**30
