@@ -13,7 +13,7 @@ Every model returns a frozen :class:`MultistartResult`.  A multistart value is a
 upper for a minimum), never a proof of global optimality; see ``docs/ipopt_models.md``.
 """
 
-import importlib as _importlib
+from problems._lazy import lazy_exports
 
 # Imported on first use (PEP 562), so ``python -m ipopt_models`` validates its input before CasADi loads.
 _LAZY: dict[str, str] = {
@@ -38,14 +38,7 @@ _LAZY: dict[str, str] = {
     "reproduce_section": ".reproduce",
 }
 
-
-def __getattr__(name: str):
-    target = _LAZY.get(name)
-    if target is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(_importlib.import_module(target, __name__), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = lazy_exports(__name__, globals(), _LAZY)
 
 
 __all__ = [

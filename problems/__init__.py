@@ -8,7 +8,7 @@ Conventions (fixed once, everywhere):
   (last row fastest): index ``Σ_k x_k m^{n-k}``.
 """
 
-import importlib as _importlib
+from ._lazy import lazy_exports
 
 __version__ = "0.1.0"
 
@@ -54,19 +54,9 @@ _LAZY: dict[str, str] = {
     "SolverStats": ".solver",
 }
 
-
-def __getattr__(name: str):
-    target = _LAZY.get(name)
-    if target is None:
-        raise AttributeError(f"module 'problems' has no attribute {name!r}")
-    module = _importlib.import_module(target, __name__)
-    value = module if target == "." + name else getattr(module, name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__ = lazy_exports(
+    __name__, globals(), _LAZY, modules=("closed_forms", "measures", "priors")
+)
 
 
 __all__ = [

@@ -7,9 +7,10 @@ All quantities are in nats; convert with :func:`problems.units.to_unit`.  See ``
 
 from __future__ import annotations
 
-import importlib as _importlib
 import sys as _sys
 import types as _types
+
+from .._lazy import lazy_exports
 
 # Imported on first use (PEP 562), so the command line stays fast: ``from problems.information import X`` works as usual.
 _LAZY: dict[str, str] = {
@@ -71,14 +72,7 @@ _LAZY: dict[str, str] = {
     "vertex_search": ".vertex",
 }
 
-
-def __getattr__(name: str):
-    target = _LAZY.get(name)
-    if target is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(_importlib.import_module(target, __name__), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = lazy_exports(__name__, globals(), _LAZY)
 
 
 __all__ = [

@@ -7,7 +7,7 @@
 * :mod:`problems.lp.status` — the status enum and the exit codes.
 """
 
-import importlib as _importlib
+from .._lazy import lazy_exports
 
 # Imported on first use (PEP 562): ``problems.lp.status`` (the exit codes) must not pull in the back ends.
 _LAZY: dict[str, str] = {
@@ -21,14 +21,7 @@ _LAZY: dict[str, str] = {
     **dict.fromkeys(("EXIT_CODES", "Status"), ".status"),
 }
 
-
-def __getattr__(name: str):
-    target = _LAZY.get(name)
-    if target is None:
-        raise AttributeError(f"module 'problems.lp' has no attribute {name!r}")
-    value = getattr(_importlib.import_module(target, __name__), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = lazy_exports(__name__, globals(), _LAZY)
 
 
 __all__ = [

@@ -6,7 +6,7 @@ data; :mod:`problems.model.instances` writes the papers' programs as models; :mo
 writes a mechanism with its constraint set and re-checks it without CVXPY.
 """
 
-import importlib as _importlib
+from .._lazy import lazy_exports
 
 # Loaded on first use, so that ``python -m problems model --help`` and the other subcommands do not import
 # CVXPY just to build their parsers.
@@ -21,19 +21,7 @@ _LAZY: dict[str, str] = {
     "resolve_pairs": ".neighbours",
 }
 
-
-def __getattr__(name: str):
-    target = _LAZY.get(name)
-    if target is None:
-        raise AttributeError(f"module 'problems.model' has no attribute {name!r}")
-    module = _importlib.import_module(target, __name__)
-    value = module if target == "." + name else getattr(module, name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__ = lazy_exports(__name__, globals(), _LAZY, modules=("losses", "privacy"))
 
 
 __all__ = [

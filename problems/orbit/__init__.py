@@ -12,7 +12,7 @@ See ``docs/orbit_reduction.md`` for the derivation.  Public API:
 * :class:`JointTypes`, :class:`ReducedLP` — the building blocks.
 """
 
-import importlib as _importlib
+from .._lazy import lazy_exports
 
 # Imported on first use (PEP 562): the command line reaches the dispatcher without loading the solvers.
 _LAZY: dict[str, str] = {
@@ -44,14 +44,7 @@ _LAZY: dict[str, str] = {
     "compositions": ".types",
 }
 
-
-def __getattr__(name: str):
-    target = _LAZY.get(name)
-    if target is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(_importlib.import_module(target, __name__), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = lazy_exports(__name__, globals(), _LAZY)
 
 
 __all__ = [
