@@ -25,15 +25,13 @@ certified (the answer and its bounds are printed).
 from __future__ import annotations
 
 import argparse
-import math
-import sys
 import tomllib
 from pathlib import Path
 
 import numpy as np
 
 from ..database import DatabaseSpace
-from ..errors import InfeasibleProgramError, InvalidInputError, PrivacyToolkitError, ProblemTooLargeError
+from ..errors import InfeasibleProgramError, InvalidInputError
 from ..lp.status import EXIT_CODES
 from . import losses
 from .neighbours import UnboundedSpace
@@ -178,77 +176,58 @@ def model_from_spec(spec: dict) -> MechanismModel:  # noqa: F821 - imported belo
     return model
 
 
-def _json_safe(obj):  # noqa: ANN001
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None
-    if isinstance(obj, dict):
-        return {k: _json_safe(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_json_safe(v) for v in obj]
-    return obj
-
-
 def run(args: argparse.Namespace) -> int:
-    """Run the ``model`` subcommand; returns the exit code (never raises on bad input)."""
+    """Run the ``model`` subcommand; returns the exit code.  Toolkit errors become exit codes in
+    :func:`problems.cli_common.run` (2 bad input, 3 failed, 4 too large)."""
+    path = Path(args.spec)
+    if not path.exists():
+        raise InvalidInputError(f"spec file {str(path)!r} does not exist")
     try:
-        path = Path(args.spec)
-        if not path.exists():
-            raise InvalidInputError(f"spec file {str(path)!r} does not exist")
-        try:
-            spec = tomllib.loads(path.read_text())
-        except tomllib.TOMLDecodeError as exc:
-            raise InvalidInputError(f"spec file {str(path)!r} is not valid TOML: {exc}") from exc
-        model = model_from_spec(spec)
-        if args.export:
-            from ..cli_common import check_output_file
+        spec = tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as exc:
+        raise InvalidInputError(f"spec file {str(path)!r} is not valid TOML: {exc}") from exc
+    model = model_from_spec(spec)
+    if args.export:
+        from ..cli_common import check_output_file
 
-            check_output_file(args.export, suffixes=(".json",))  # before the solve
-        try:
-            res = model.solve(solver=args.solver, path=args.path)
-        except InfeasibleProgramError as exc:
-            if args.json:
-                from ..cli_common import print_json
-
-                print_json(
-                    {
-                        "program": model.name,
-                        "status": "infeasible",
-                        "certified": True,
-                        "reason": exc.reason,
-                        "bounds": {"lower": None, "upper": None},
-                    }
-                )
-            else:
-                print(f"{model.name} is infeasible: {exc.reason}")
-            return EXIT_CODES["infeasible"]
-        if args.export:
-            from .export import export_model
-
-            export_model(res, args.export)
+        check_output_file(args.export, suffixes=(".json",))  # before the solve
+    try:
+        res = model.solve(solver=args.solver, path=args.path)
+    except InfeasibleProgramError as exc:
         if args.json:
-            out = res.to_dict(include_mechanism=True)
-            if args.export:
-                out["exported_to"] = str(args.export)
             from ..cli_common import print_json
 
-            print_json(out, unit=getattr(res, "unit", None))
+            print_json(
+                {
+                    "program": model.name,
+                    "status": "infeasible",
+                    "certified": True,
+                    "reason": exc.reason,
+                    "bounds": {"lower": None, "upper": None},
+                }
+            )
         else:
-            b = res.bounds
-            print(f"{model!r}")
-            print(f"  status  {res.status} ({res.path})")
-            print(f"  value   {res.value:.12g} {res.unit}" + ("" if res.certified else " (NOT CERTIFIED)"))
-            print(f"  bounds  [{b.lower:.12g}, {b.upper:.12g}]")
-            for name, v in res.violations.items():
-                print(f"  {name:24s} max violation {v:.3e}")
-            for u in res.unchecked:
-                print(f"  {u['name']:24s} user constraint, not proved (violation {u['violation']:.3e})")
-        return EXIT_CODES["optimal"] if res.certified else EXIT_CODES["inaccurate"]
-    except InvalidInputError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_CODES["bad-input"]
-    except ProblemTooLargeError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_CODES["too-large"]
-    except PrivacyToolkitError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_CODES["failed"]
+            print(f"{model.name} is infeasible: {exc.reason}")
+        return EXIT_CODES["infeasible"]
+    if args.export:
+        from .export import export_model
+
+        export_model(res, args.export)
+    if args.json:
+        out = res.to_dict(include_mechanism=True)
+        if args.export:
+            out["exported_to"] = str(args.export)
+        from ..cli_common import print_json
+
+        print_json(out, unit=getattr(res, "unit", None))
+    else:
+        b = res.bounds
+        print(f"{model!r}")
+        print(f"  status  {res.status} ({res.path})")
+        print(f"  value   {res.value:.12g} {res.unit}" + ("" if res.certified else " (NOT CERTIFIED)"))
+        print(f"  bounds  [{b.lower:.12g}, {b.upper:.12g}]")
+        for name, v in res.violations.items():
+            print(f"  {name:24s} max violation {v:.3e}")
+        for u in res.unchecked:
+            print(f"  {u['name']:24s} user constraint, not proved (violation {u['violation']:.3e})")
+    return EXIT_CODES["optimal"] if res.certified else EXIT_CODES["inaccurate"]

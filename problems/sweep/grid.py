@@ -71,10 +71,10 @@ def _version() -> str:
 
 
 def _floats(text: str, what: str) -> list[float]:
-    try:
-        out = [float(t) for t in text.split(",") if t.strip()]
-    except ValueError as exc:
-        raise InvalidInputError(f"{what}: expected comma-separated numbers, got {text!r}") from exc
+    """Comma-separated numbers as the command line's prior specs take them (decimals or fractions like 1/3)."""
+    from ..priors import parse_number
+
+    out = [parse_number(t, what) for t in text.split(",") if t.strip()]
     if not all(math.isfinite(v) for v in out):
         raise InvalidInputError(f"{what}: numbers must be finite, got {text!r}")
     return out

@@ -20,6 +20,8 @@ import numpy as np
 
 from ..database import DENSE_LIMIT, DatabaseSpace
 from ..errors import InfeasibleProgramError, PrivacyToolkitError, ProblemTooLargeError
+from ..orbit.dispatch import SYMMETRIC_SPECS
+from ..resources import BASE_MEMORY, BYTES_PER_REDUCED_VARIABLE, dense_lp_memory, reduced_lp_variables
 from .grid import Point
 
 __all__ = ["COLUMNS", "run_point", "estimate_bytes", "build_prior", "refused_row", "failed_row"]
@@ -45,8 +47,6 @@ COLUMNS = (
     "error",
 )
 
-_SYMMETRIC = ("uniform", "iid", "contagious", "mixture")
-
 
 def _kind(spec: str) -> str:
     return spec.split(":", 1)[0].strip().lower()
@@ -55,7 +55,7 @@ def _kind(spec: str) -> str:
 def _reduced_path(point: Point) -> bool:
     if point.path in ("dense",) or point.program in ("design", "c1-dp", "model"):
         return False
-    return _kind(point.prior) in _SYMMETRIC or point.program == "r-pd"
+    return _kind(point.prior) in SYMMETRIC_SPECS or point.program == "r-pd"
 
 
 def build_prior(point: Point, *, dense: bool):  # noqa: ANN201
@@ -72,32 +72,23 @@ def build_prior(point: Point, *, dense: bool):  # noqa: ANN201
     return prior_from_spec(point.prior, point.n, point.m, dense=dense)
 
 
-def _types(n: int, m: int) -> int:
-    """Number of joint types of a pair of databases (m² symbols, n rows)."""
-    return math.comb(n + m * m - 1, m * m - 1)
-
-
 def estimate_bytes(point: Point) -> int:
     """A rough upper estimate of the peak memory of ``point`` (bytes), from its size alone.
 
-    Dense ratio LPs have N·K variables (N = K = mⁿ) and N·K·n(m−1) ratio rows; the sparse-direct IPMs need
-    about 1 kB per variable.  Reduced LPs have about one variable per joint type (C(n+m²−1, m²−1)); the
-    constant 6 kB per variable is the n = 200, m = 2 measurement (1.37 M variables, 7.7 GB) rounded up.
-    PD-MIP is an exponential-cone program on the N×N joint; the reduced PD-MIP is single-letter (tiny).
+    The library's own estimates (:mod:`problems.resources`): dense ratio LPs by their N²·n(m−1) ratio rows,
+    reduced LPs by their C(n+m²−1, m²−1) joint types (6 kB each, measured at n = 200); the design and C₁
+    programs by their N×N joint.  R-PD and the i.i.d. PD-MIP are single-letter or closed forms (tiny).
     """
-    base = 200 * 2**20  # the interpreter, NumPy, SciPy, CVXPY
     n, m = point.n, point.m
-    N = float(m) ** n
     if point.program == "r-pd" or (point.program == "pd-mip" and _reduced_path(point)):
-        return base
+        return BASE_MEMORY
     if point.program == "model":
-        return 2 * base  # dense models are validated against their own limits when built
+        return 2 * BASE_MEMORY  # dense models are validated against their own limits when built
     if _reduced_path(point):
-        return int(base + 6000 * _types(n, m))
+        return int(BASE_MEMORY + BYTES_PER_REDUCED_VARIABLE * reduced_lp_variables(n, m))
     if point.program in ("design", "c1-dp"):
-        return int(base + 4000 * N * N)
-    rows = N * N * max(n * (m - 1), 1)
-    return int(base + 1000 * N * N + 200 * rows)
+        return int(BASE_MEMORY + 4000 * (float(m) ** n) ** 2)
+    return int(dense_lp_memory(n, m))
 
 
 def _worker() -> str:

@@ -241,3 +241,12 @@ def test_worker_memory_limit_is_the_library_budget(tmp_path):
     ) as lc:
         with Client(lc) as c:
             assert c.submit(budget, pure=False).result() == 3 * 2**30
+
+
+def test_prior_specs_take_fractions_like_the_command_line():
+    assert (
+        Point("pd-dp", 3, 2, "iid:1/3,2/3", eps=1.0).key
+        == Point("pd-dp", 3, 2, f"iid:{1 / 3!r},{2 / 3!r}", eps=1.0).key
+    )
+    with pytest.raises(InvalidInputError, match="finite"):
+        Point("pd-dp", 3, 2, "iid:0.3,nan", eps=1.0)
