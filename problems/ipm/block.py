@@ -49,6 +49,7 @@ from scipy.sparse.csgraph import connected_components
 
 from ..errors import InvalidInputError, ProblemTooLargeError, SolverFailedError
 from .lapack import BlasThreads, lapack_kernels
+from .layered import Layers, LayeredFactor, layers_of
 from .rows import scaled_ratio_rows
 from .structured import BLAS_THREADS, SOLVER_NAME, schur_cholesky, solve_block_angular
 
@@ -61,6 +62,9 @@ MAX_BLOCK_SIZE = 8_000
 #: error by at least this factor (the dense method: 8 steps, factor 0.5)
 REFINE_STEPS_BLOCKS = 20
 REFINE_CONTRACTION_BLOCKS = 0.9
+#: Blocks that are block tridiagonal along their linking rows (m = 2) use :mod:`problems.ipm.layered` once the
+#: largest has more than this many variables (below it the dense factor is as fast).
+LAYERED_MIN_BLOCK = 0
 #: Largest total memory of the dense block factors Σ n_b² · 8 bytes (m = 3, n = 12: 2.0 GB).
 MAX_BLOCK_BYTES = 4e9
 
@@ -87,6 +91,7 @@ class RaggedBlockSystem:
         *,
         bounded: bool = True,
         max_block: int = MAX_BLOCK_SIZE,
+        layered: bool | None = None,
     ) -> None:
         c = np.asarray(c, dtype=float)
         K = c.size
@@ -97,23 +102,40 @@ class RaggedBlockSystem:
         nblocks, label = connected_components(graph, directed=False)
         order = np.argsort(label, kind="stable")  # new position -> old variable
         sizes = np.bincount(label, minlength=nblocks)
-        if sizes.max() > max_block:
-            raise ProblemTooLargeError(
-                f"the largest block has {int(sizes.max())} variables; the block method factorises blocks "
-                f"densely and accepts at most {max_block}",
-                size=int(sizes.max()),
-                limit=max_block,
-            )
-        need = float(np.sum(sizes.astype(float) ** 2)) * 8.0
-        if need > MAX_BLOCK_BYTES:
-            raise ProblemTooLargeError(
-                f"the dense block factors need {need / 1e9:.1f} GB; the block method accepts at most "
-                f"{MAX_BLOCK_BYTES / 1e9:.1f} GB (MAX_BLOCK_BYTES)",
-                size=int(need),
-                limit=int(MAX_BLOCK_BYTES),
-            )
         pos = np.empty(K, dtype=np.intp)
         pos[order] = np.arange(K)
+        Ap = sp.csc_matrix(A)[:, order]
+        self.layers: Layers | None = None
+        if layered is not False:
+            # every variable in one linking row (its layer) and every ratio row between adjacent layers: the
+            # blocks are block tridiagonal (m = 2 joint types), factorised by problems.ipm.layered
+            C = sp.csc_matrix(Ap)
+            one_each = C.shape[0] > 0 and np.array_equal(np.diff(C.indptr), np.ones(K, dtype=C.indptr.dtype))
+            if one_each and np.all(C.data == 1.0):
+                var_layer = C.indices.astype(np.intp)
+                if layers_of(var_layer, label[order], pos[src], pos[dst]) and (
+                    layered or sizes.max() > LAYERED_MIN_BLOCK
+                ):
+                    ro = np.argsort(label[src], kind="stable")  # the row order of the factorisation
+                    self.layers = Layers(var_layer, label[order], nblocks, C.shape[0], pos[src][ro], pos[dst][ro])
+        if layered and self.layers is None:
+            raise InvalidInputError("the layered block method needs ratio rows between adjacent linking rows")
+        if self.layers is None:
+            if sizes.max() > max_block:
+                raise ProblemTooLargeError(
+                    f"the largest block has {int(sizes.max())} variables; the block method factorises blocks "
+                    f"densely and accepts at most {max_block}",
+                    size=int(sizes.max()),
+                    limit=max_block,
+                )
+            need = float(np.sum(sizes.astype(float) ** 2)) * 8.0
+            if need > MAX_BLOCK_BYTES:
+                raise ProblemTooLargeError(
+                    f"the dense block factors need {need / 1e9:.1f} GB; the block method accepts at most "
+                    f"{MAX_BLOCK_BYTES / 1e9:.1f} GB (MAX_BLOCK_BYTES)",
+                    size=int(need),
+                    limit=int(MAX_BLOCK_BYTES),
+                )
         self.K, self.P, self.nblocks = K, P, nblocks
         self.bounded = bool(bounded)
         # longer iterative refinement than the dense method's default: in the last iterations the blocks are
@@ -137,7 +159,6 @@ class RaggedBlockSystem:
             raise InvalidInputError(f"{exc} (u_s ≤ … u_d and u_d ≤ … u_s)") from None
         self.row_scale, self.a_i, self.a_j, self.G0T, self.G0sqT, self.offprod, self.rev = rows
         # linking rows
-        Ap = sp.csc_matrix(A)[:, order]
         self.Acsr = Ap.tocsr()
         self.AcscT = Ap.T.tocsr()
         self.E = Ap.shape[0]
@@ -147,7 +168,7 @@ class RaggedBlockSystem:
         # per block: the linking rows it touches and A_b restricted to them (dense e_b × n_b, C order)
         self.block_rows: list[np.ndarray] = []
         self.block_A: list[np.ndarray] = []
-        for k in range(nblocks):
+        for k in range(nblocks if self.layers is None else 0):
             lo, hi = self.offsets[k], self.offsets[k + 1]
             sub = Ap[:, lo:hi].tocoo()
             rws = np.unique(sub.row)
@@ -158,7 +179,7 @@ class RaggedBlockSystem:
         self.local_i = self.pi - self.offsets[label[order][self.pi]] if P else self.pi
         self.local_j = self.pj - self.offsets[label[order][self.pj]] if P else self.pj
         self.sizes = sizes  # the factorisation hands blocks to the threads largest first
-        self._buffers = [np.empty((int(n), int(n))) for n in sizes]
+        self._buffers = [] if self.layers is not None else [np.empty((int(n), int(n))) for n in sizes]
 
     # --- protocol of solve_block_angular
     def start(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -193,6 +214,8 @@ class RaggedBlockSystem:
         return diag, off + off[self.rev]
 
     def factor(self, diag, off, threads, deflation, pool=None):  # noqa: ANN001, ANN201
+        if self.layers is not None:
+            return LayeredFactor(self.layers, diag, off, self.A, self.AT)
         return _RaggedFactor(self, diag, off, pool)
 
     def deflation(self, u, w, r_g, D, E, diag) -> dict:  # noqa: ANN001
@@ -318,6 +341,7 @@ def solve_block_lp(
     program: str = "reduced-lp",
     bounded: bool = True,
     time_limit: float | None = None,
+    layered: bool | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int, float]:
     """Solve the block LP; returns ``(u, ν, λ, s, iterations, seconds)`` for rows ``u_s − rκ u_d ≤ 0``.
 
@@ -327,7 +351,7 @@ def solve_block_lp(
     every variable has a reverse pair of rows with r > 1.
     """
     t0 = time.perf_counter()
-    sysm = RaggedBlockSystem(c, A, b, src, dst, kappa, r, bounded=bounded)
+    sysm = RaggedBlockSystem(c, A, b, src, dst, kappa, r, bounded=bounded, layered=layered)
     # overflow/invalid values end the iteration ("non-finite iterate") and the caller falls back to Clarabel
     with BlasThreads(BLAS_THREADS), np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         u, nu, lam, s, iters = solve_block_angular(

@@ -22,13 +22,22 @@ from .bounds import RELATIVE_GAP, Bounds, certified, certify, lower_bound
 from .spec import RatioLPSpec
 from .status import Status
 
-__all__ = ["LPSolution", "Attempt", "solve", "certificate_of", "NEAR_MISS"]
+__all__ = ["LPSolution", "Attempt", "solve", "certificate_of", "tightened_level", "NEAR_MISS"]
 
 #: After an attempt whose bounds agree to NEAR_MISS relative (but not to the certification tolerance), each
 #: later attempt gets max(NEAR_MISS_SECONDS, NEAR_MISS_FACTOR × that attempt's time) at most.
 NEAR_MISS = 1e-3
 NEAR_MISS_SECONDS = 60.0
 NEAR_MISS_FACTOR = 20.0
+
+#: The tightened re-solve (:func:`tightened_level`) aims to pay at most this fraction of the value for its
+#: margin δ (|dV/dε|·δ ≤ TIGHTEN_COST·V), and keeps δ within [TIGHTEN_MIN, TIGHTEN_MAX].
+TIGHTEN_COST = 1e-7
+TIGHTEN_MIN = 1e-9
+TIGHTEN_MAX = 1e-5
+#: At most this many tightened re-solves per back end; each next δ is TIGHTEN_STEP times larger or smaller.
+TIGHTEN_TRIES = 2
+TIGHTEN_STEP = 30.0
 
 
 @dataclass(frozen=True)
@@ -136,6 +145,40 @@ def certificate_of(
     )
 
 
+def tightened_level(
+    spec: RatioLPSpec, eps: float, z: np.ndarray, lam: np.ndarray, scale: float = 1.0
+) -> float:
+    r"""The level ε − δ at which to re-solve when a point's exact repair, not its lower bound, is what fails.
+
+    A point solved at ε − δ satisfies every ratio row at ε with a relative slack of about δ, which absorbs the
+    back end's round-off without mixing in a reference point; it costs about :math:`|dV/d\epsilon|\,\delta`.
+    The slope comes from the envelope theorem, :math:`|dV/d\epsilon| = e^\epsilon\sum_p \lambda_p\kappa_p
+    z_{d_p}` at the back end's point, and δ is chosen so that the cost is :data:`TIGHTEN_COST` of the value
+    (times ``scale``), within [:data:`TIGHTEN_MIN`, :data:`TIGHTEN_MAX`] and below half of ε − ε_min.  The choice
+    is a heuristic only: whatever the re-solve returns is certified at ε from scratch.
+    """
+    z = np.clip(np.nan_to_num(np.asarray(z, dtype=float)), 0.0, None)
+    lam = np.clip(np.nan_to_num(np.asarray(lam, dtype=float)), 0.0, None)
+    value = float(spec.c @ z)
+    with np.errstate(over="ignore", invalid="ignore"):
+        slope = math.exp(eps) * float(lam @ (spec.kappa * z[spec.dst]))
+    if math.isfinite(slope) and slope > 0 and value > 0:
+        delta = TIGHTEN_COST * scale * value / slope
+    else:
+        delta = TIGHTEN_MAX
+    delta = min(max(delta, TIGHTEN_MIN), TIGHTEN_MAX, 0.5 * (eps - spec.eps_min))
+    return eps - delta
+
+
+def _repair_lost(spec: RatioLPSpec, z: np.ndarray | None, lower: float, rtol: float) -> bool:
+    """True when the back end's own (unverified) value is within the bounds' reach of the proved lower bound:
+    then only an exactly feasible point near it is missing."""
+    if z is None or np.shape(z) != (spec.K,) or not np.all(np.isfinite(z)):
+        return False
+    value = float(spec.c @ np.clip(z, 0.0, None))
+    return value > 0 and lower > 0 and value - lower <= max(100.0 * rtol, NEAR_MISS) * value
+
+
 def solve(
     spec: RatioLPSpec,
     eps: float,
@@ -188,6 +231,39 @@ def solve(
             best_duals = (raw.nu, raw.lam)
         if certified(best_lo, best_up, rtol):
             break
+        if interior and _repair_lost(spec, raw.z, best_lo, rtol):
+            # the lower bound proves the back end's value, but its point could not be repaired closely enough:
+            # re-solve at a slightly tightened level, whose point is feasible at ε with slack to spare
+            level = tightened_level(spec, eps, raw.z, raw.lam)
+            for _try in range(TIGHTEN_TRIES):
+                t1 = time.perf_counter()
+                name = f"{be.name}@ε−{eps - level:.1e}"
+                try:
+                    tight = be.solve(spec, level, time_limit=limit)
+                except BackendError as exc:
+                    attempts.append(
+                        Attempt(name, f"error: {exc}".splitlines()[0][:200], time.perf_counter() - t1)
+                    )
+                    break
+                nu_b, lam_b = best_duals
+                tc = certify(spec, eps, tight.z, nu_b, lam_b, known_lower=best_lo, rtol=rtol)
+                attempts.append(
+                    Attempt(name, tight.status, tight.seconds, tc.bounds.lower, tc.bounds.upper, tc.certified)
+                )
+                if tc.z is not None and tc.bounds.upper < best_up:
+                    best_z, best_up, best_mix, best_from = tc.z, tc.bounds.upper, tc.mix, name
+                    used_iters, used_time = tight.iterations, tight.seconds
+                best_lo = max(best_lo, tc.bounds.lower)
+                if certified(best_lo, best_up, rtol):
+                    break
+                # a large mixing weight means the slack did not cover the round-off (tighten more); a small
+                # one that the margin itself cost too much (tighten less)
+                wider = not (tc.z is not None and tc.mix < 1e-6)
+                delta = (eps - level) * (TIGHTEN_STEP if wider else 1.0 / TIGHTEN_STEP)
+                delta = min(max(delta, TIGHTEN_MIN), 0.5 * (eps - spec.eps_min))
+                level = eps - delta
+            if certified(best_lo, best_up, rtol):
+                break
         if math.isfinite(best_up) and best_up - best_lo <= NEAR_MISS * max(best_up, 1e-300):
             # a near miss: the next back ends can only tighten a small gap, so they get a budget in
             # proportion to what the near miss cost (at least NEAR_MISS_SECONDS) rather than the full limit

@@ -135,22 +135,7 @@ def test_reduced_pd_i_bounds_enclose_the_optimum_at_and_near_eps_X(n, m):
             assert res.bounds.lower <= ref + HIGHS_ABS and ref - HIGHS_ABS <= res.bounds.upper
 
 
-_NEAR_EPS_X_REASON = (
-    "reduced PD-I just above ε_X (ε = ε_X + 1e-6) ends 'inaccurate' after falling back to SCS/HiGHS, with the "
-    "value off the optimum by up to 4e-4 relative (n = 5, m = 2, mixture prior); HiGHS on the dense LP with "
-    "1e-10 feasibility tolerances solves the same instance"
-)
-
-
-@pytest.mark.parametrize(
-    "n,m",
-    [
-        pytest.param(
-            n, m, marks=[] if (n, m) == (1, 2) else pytest.mark.xfail(strict=True, reason=_NEAR_EPS_X_REASON)
-        )
-        for n, m in SIZES
-    ],
-)
+@pytest.mark.parametrize("n,m", SIZES)
 def test_reduced_pd_i_is_certified_just_above_eps_X(n, m):
     _xs, d, pairs = _dense_data(n, m)
     for prior in _priors(n, m, seed=10 * n + m):

@@ -1,0 +1,185 @@
+r"""Layered blocks: the joint-type LP with m = 2 factorised as banded matrices, one LAPACK call per block.
+
+For m = 2 the orbit-reduced PD-DP / PD-I LP (:mod:`problems.orbit.programs`) in u[k, a, b] has one block per
+output weight j = a + b, and inside a block the variables form a 2-D grid of (j+1)(n−j+1) joint types.  The
+linking rows are the row sums Σ u[k, ·, ·] = 1, one per input weight k, and a move flips one coordinate of x,
+so it changes k by exactly one.  With the variables of a block ordered by their *layer* k, the block of the
+normal matrix
+
+.. math::
+
+    H_b = G_b^\top D G_b + \operatorname{diag}(s/u)
+
+is block tridiagonal (no ratio row joins two variables of one layer), hence **banded** with half-bandwidth
+about min(j, n − j) + 1, and the linking matrix :math:`A_b^\top` has one column of ones per layer.
+
+**Factorisation.**  Each block is factorised by LAPACK's banded Cholesky ``dpbtrf``
+(:math:`K_b w_b^2` flops, :math:`K_b w_b` memory, instead of the :math:`K_b^3` and :math:`K_b^2` of a dense
+factor); this is exactly the dense Cholesky factor without the zeros outside the band, so its accuracy is that of
+the dense block method.  A block that is not numerically positive definite (cancellation near the optimum) is
+retried with a growing diagonal shift relative to its largest diagonal entry; the iterative refinement on the
+unreduced KKT residual absorbs the shift.
+
+**Schur complement.**  :math:`S = \sum_b A_bH_b^{-1}A_b^\top = \sum_b X_b^\top X_b` with
+:math:`X_b = L_b^{-1}A_b^\top` (``dtbtrs``, banded triangular solves with one right-hand side per layer) and one
+GEMM per block.  Column k of :math:`A_b^\top` starts at layer k, so the solves for a group of columns run only
+on the trailing part of the band that they reach.
+
+**Newton solves.**  :math:`H^{-1}f` is one ``dpbtrs`` per block.
+
+The iteration (Mehrotra predictor–corrector, Gondzio correctors, iterative refinement) is
+:func:`~problems.ipm.structured.solve_block_angular`, shared with the dense and the ragged block methods; the
+answer is certified by the toolkit's bounds, never by this module.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg as sla
+from scipy.linalg.lapack import dpbtrf, dpbtrs, dtbtrs
+
+from .structured import schur_cholesky
+
+__all__ = ["Layers", "layers_of", "LayeredFactor", "SHIFT_TRIES", "COLUMN_GROUP"]
+
+#: Diagonal shifts tried on a block that is not numerically positive definite (1e-14 … 1e-4 of its largest
+#: diagonal entry).
+SHIFT_TRIES = 7
+#: Columns of A_bᵀ solved together on the trailing part of the band (the staircase of X_b).
+COLUMN_GROUP = 16
+
+
+def layers_of(var_layer: np.ndarray, block: np.ndarray, src: np.ndarray, dst: np.ndarray) -> bool:
+    """True when every ratio row joins adjacent layers (|Δℓ| = 1), so the blocks are block tridiagonal."""
+    return bool(src.size == 0 or np.all(np.abs(var_layer[src] - var_layer[dst]) == 1))
+
+
+class Layers:
+    """The banded layout of a block system whose blocks are block tridiagonal along their layers.
+
+    Parameters are in the block system's variable order (blocks contiguous): ``var_layer[i]`` the linking row
+    of variable i, ``block[i]`` its block, ``src``/``dst`` the ratio rows in the factorisation's row order.
+    """
+
+    def __init__(self, var_layer: np.ndarray, block: np.ndarray, nblocks: int, E: int, src, dst) -> None:  # noqa: ANN001
+        K = var_layer.size
+        self.K, self.E, self.nblocks = K, E, nblocks
+        # banded order: blocks in the system's order, layer-major inside each block
+        gorder = np.lexsort((np.arange(K), var_layer, block))
+        g = np.empty(K, dtype=np.int64)
+        g[gorder] = np.arange(K)
+        self.gorder = gorder
+        starts = np.searchsorted(block[gorder], np.arange(nblocks + 1))
+        self.starts = starts
+        hi = np.maximum(g[src], g[dst])
+        lo = np.minimum(g[src], g[dst])
+        rblock = block[src]
+        kd = np.zeros(nblocks, dtype=np.int64)
+        np.maximum.at(kd, rblock, hi - lo)
+        self.kd = kd
+        sizes = np.diff(starts)
+        self.sizes = sizes
+        store = (kd + 1) * sizes
+        self.store_offsets = np.concatenate([[0], np.cumsum(store)])
+        # flat positions (Fortran band storage, lower: ab[r, c] = H[c + r, c]) of the diagonal and of each row's
+        # off-diagonal entry (one per unordered pair: the row whose source comes later in the band order)
+        local = np.arange(K) - starts[block[gorder]]  # local column of banded position
+        self.diag_pos = self.store_offsets[block[gorder]] + local * (kd[block[gorder]] + 1)
+        keep = np.flatnonzero(g[src] > g[dst])
+        col = g[dst[keep]] - starts[rblock[keep]]
+        self.off_rows = keep
+        self.off_pos = self.store_offsets[rblock[keep]] + col * (kd[rblock[keep]] + 1) + (hi - lo)[keep]
+        # per block: the layer of each local variable and where each layer starts (for A_bᵀ and the staircase)
+        lay_sorted = var_layer[gorder]
+        self.block_layers = []
+        for b in range(nblocks):
+            lb = lay_sorted[starts[b] : starts[b + 1]]
+            present, first = np.unique(lb, return_index=True)
+            self.block_layers.append((lb, present, first))
+
+    def factor_bytes(self) -> float:
+        """Memory of one factorisation (band storage, 8 bytes per entry)."""
+        return 8.0 * float(self.store_offsets[-1])
+
+
+class LayeredFactor:
+    """Banded Cholesky factors of every block and the Cholesky factor of the Schur complement."""
+
+    def __init__(self, lay: Layers, diag: np.ndarray, off: np.ndarray, A_rows, A_cols) -> None:  # noqa: ANN001
+        self.lay = lay
+        self.A_rows, self._AT = A_rows, A_cols  # u ↦ A u and ν ↦ Aᵀν
+        E = lay.E
+        self.shifted = 0
+        buf = np.zeros(int(lay.store_offsets[-1]))
+        buf[lay.diag_pos] = diag[lay.gorder]
+        buf[lay.off_pos] = off[lay.off_rows]
+        S = np.zeros((E, E))
+        self.factors: list[np.ndarray] = []
+        for b in range(lay.nblocks):
+            n_b, kd = int(lay.sizes[b]), int(lay.kd[b])
+            ab = buf[lay.store_offsets[b] : lay.store_offsets[b + 1]].reshape((kd + 1, n_b), order="F")
+            c = _band_cholesky(ab, self)
+            self.factors.append(c)
+            lb, present, first = lay.block_layers[b]
+            # X_b = L⁻¹ A_bᵀ: column groups solved on the trailing band from their first layer on
+            X = np.zeros((n_b, present.size), order="F")
+            for g0 in range(0, present.size, COLUMN_GROUP):
+                cols = present[g0 : g0 + COLUMN_GROUP]
+                r0 = int(first[g0])
+                B = (lb[r0:, None] == cols[None, :]).astype(float).copy(order="F")
+                Xg, info = dtbtrs(c[:, r0:], B, uplo="L", trans="N", diag="N", overwrite_b=1)
+                if info != 0:
+                    raise np.linalg.LinAlgError(f"banded triangular solve failed (info {info})")
+                X[r0:, g0 : g0 + cols.size] = Xg
+            S[np.ix_(present, present)] += X.T @ X
+        if not np.all(np.isfinite(S)):
+            raise np.linalg.LinAlgError("the Schur complement of the layered blocks is not finite")
+        self.S_cho = schur_cholesky(S)
+
+    def hinv(self, f: np.ndarray) -> np.ndarray:
+        """H⁻¹ f (all blocks): one banded Cholesky solve per block."""
+        lay = self.lay
+        fb = f[lay.gorder]
+        out = np.empty_like(fb)
+        for b, c in enumerate(self.factors):
+            lo, hi = lay.starts[b], lay.starts[b + 1]
+            x, info = dpbtrs(c, fb[lo:hi, None], lower=1)
+            if info != 0:
+                raise np.linalg.LinAlgError(f"banded Cholesky solve failed (info {info})")
+            out[lo:hi] = x[:, 0]
+        res = np.empty_like(out)
+        res[lay.gorder] = out
+        return res
+
+    # --- protocol of solve_block_angular (one chunk: the whole vector)
+    def forward(self, fc: np.ndarray, c: slice, work: np.ndarray) -> np.ndarray:
+        """A H⁻¹ f."""
+        return self.A_rows(self.hinv(fc))
+
+    def coupling(self, rhs1: np.ndarray, f: np.ndarray) -> tuple[np.ndarray, None]:
+        return sla.cho_solve(self.S_cho, rhs1, check_finite=False), None
+
+    def backward(self, fc: np.ndarray, dnu: np.ndarray, c: slice, work: np.ndarray) -> np.ndarray:
+        """H⁻¹(f − Aᵀ Δν)."""
+        return self.hinv(fc - self._AT(dnu))
+
+    def border(self, dz: np.ndarray, tt: None) -> None:
+        return None
+
+
+def _band_cholesky(ab: np.ndarray, owner: LayeredFactor) -> np.ndarray:
+    """``dpbtrf`` of one block; retried with a diagonal shift of 1e-14, 1e-12, … of its largest diagonal entry."""
+    c, info = dpbtrf(ab, lower=1)
+    if info == 0:
+        return c
+    scale = float(np.max(ab[0])) or 1.0
+    shift = 1e-14 * scale
+    for _ in range(SHIFT_TRIES - 1):
+        shifted = np.array(ab, order="F")
+        shifted[0] += shift
+        c, info = dpbtrf(shifted, lower=1)
+        if info == 0:
+            owner.shifted += 1
+            return c
+        shift *= 100.0
+    raise np.linalg.LinAlgError("a block of the banded normal equations is not positive definite")
