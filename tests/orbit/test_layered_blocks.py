@@ -1,0 +1,112 @@
+"""The banded factorisation of layered blocks (problems/ipm/layered.py): m = 2 joint-type LPs.
+
+References independent of the code under test: a dense Cholesky of the same normal matrix H_b (NumPy) and the
+optimum of the reduced LP from SciPy's HiGHS; the method's answers go through the toolkit's certificate.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy.optimize import linprog
+
+from problems.errors import InvalidInputError
+from problems.ipm.block import RaggedBlockSystem, solve_block_lp
+from problems.ipm.layered import LayeredFactor
+from problems.lp import solve as solve_lp
+from problems.orbit import ReducedPDDP, ReducedPDI, symmetric_iid
+from problems.orbit.symmetric_prior import parse_symmetric_prior
+
+MIXTURE = "mixture:0.5,0.5/0.8,0.2/0.3,0.7"
+
+
+def _highs(spec, eps: float) -> float:
+    res = linprog(
+        spec.c,
+        A_ub=spec.ratio_matrix(eps),
+        b_ub=np.zeros(spec.P),
+        A_eq=spec.A,
+        b_eq=spec.b,
+        bounds=(0, None),
+        method="highs",
+        options={"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10},
+    )
+    assert res.status == 0
+    return float(res.fun)
+
+
+def test_m2_blocks_are_layered_and_m3_blocks_are_not():
+    spec2 = ReducedPDDP(symmetric_iid(8, [0.3, 0.7])).lp.spec
+    s2 = RaggedBlockSystem(spec2.c, spec2.A, spec2.b, spec2.src, spec2.dst, spec2.kappa, math.e)
+    assert s2.layers is not None and s2.nblocks == 9
+    assert int(s2.layers.kd.max()) <= 8 // 2 + 2  # half-bandwidth ~ min(j, n − j) + 1
+    spec3 = ReducedPDDP(symmetric_iid(4, [0.2, 0.3, 0.5])).lp.spec
+    s3 = RaggedBlockSystem(spec3.c, spec3.A, spec3.b, spec3.src, spec3.dst, spec3.kappa, math.e)
+    assert s3.layers is None
+    with pytest.raises(InvalidInputError):
+        RaggedBlockSystem(spec3.c, spec3.A, spec3.b, spec3.src, spec3.dst, spec3.kappa, math.e, layered=True)
+
+
+@pytest.mark.parametrize("n", [3, 7, 12])
+def test_layered_solves_equal_dense_solves_of_the_normal_equations(n):
+    """H⁻¹f, A H⁻¹ f and the Schur complement against a dense NumPy factorisation of the same H."""
+    rng = np.random.default_rng(n)
+    spec = ReducedPDI(parse_symmetric_prior(MIXTURE, n, 2)).lp.spec
+    sysm = RaggedBlockSystem(spec.c, spec.A, spec.b, spec.src, spec.dst, spec.kappa, math.exp(1.3))
+    assert sysm.layers is not None
+    D = np.exp(rng.uniform(-6, 6, sysm.P))
+    E = np.exp(rng.uniform(-6, 6, sysm.K))
+    diag, off = sysm.H_parts(D, E)
+    fac = sysm.factor(diag, off, 1, {})
+    assert isinstance(fac, LayeredFactor)
+    H = np.zeros((sysm.K, sysm.K))
+    H[sysm.pi, sysm.pj] = off
+    H[np.arange(sysm.K), np.arange(sysm.K)] = diag
+    # the same H as the ratio rows give: GᵀDG + E
+    G = np.zeros((sysm.P, sysm.K))
+    G[np.arange(sysm.P), sysm.pi] = sysm.a_i
+    G[np.arange(sysm.P), sysm.pj] = sysm.a_j
+    np.testing.assert_allclose(
+        H, G.T @ (D[:, None] * G) + np.diag(E), rtol=1e-12, atol=1e-12 * np.abs(H).max()
+    )
+    f = rng.standard_normal(sysm.K)
+    x = np.linalg.solve(H, f)
+    np.testing.assert_allclose(fac.hinv(f), x, rtol=1e-8, atol=1e-10 * np.abs(x).max())
+    Ad = sysm.Acsr.toarray()
+    S = Ad @ np.linalg.solve(H, Ad.T)
+    np.testing.assert_allclose(
+        fac.forward(f, slice(None), None), Ad @ x, rtol=1e-8, atol=1e-10 * np.abs(Ad @ x).max()
+    )
+    dnu = rng.standard_normal(sysm.E)
+    y = np.linalg.solve(H, f - Ad.T @ dnu)
+    np.testing.assert_allclose(
+        fac.backward(f, dnu, slice(None), None), y, rtol=1e-8, atol=1e-10 * np.abs(y).max()
+    )
+    import scipy.linalg as sla
+
+    np.testing.assert_allclose(sla.cho_solve(fac.S_cho, Ad @ x), np.linalg.solve(S, Ad @ x), rtol=1e-7)
+
+
+@pytest.mark.parametrize(
+    ("prior", "eps"),
+    [("iid:0.3,0.7", 1.5), (MIXTURE, 0.5), (MIXTURE, 3.0), ("contagious:0.2", 1.0)],
+)
+def test_block_backend_on_layered_blocks_is_certified_and_matches_highs(prior, eps):
+    """PD-DP, n = 20, through the chain with the block method first: certified, and equal to HiGHS."""
+    spec = ReducedPDDP(parse_symmetric_prior(prior, 20, 2)).lp.spec
+    sol = solve_lp(spec, eps, solver="block")
+    ref = _highs(spec, eps)
+    assert str(sol.status) == "optimal"
+    assert sol.bounds.lower - 1e-9 <= ref <= sol.bounds.upper + 1e-9
+    assert abs(sol.value - ref) <= 1e-6 * ref
+
+
+def test_layered_and_dense_block_factors_give_the_same_iterates():
+    """Same IPM, two factorisations of the same H_b: the same answer to the solver's accuracy."""
+    spec = ReducedPDDP(parse_symmetric_prior("iid:0.3,0.7", 10, 2)).lp.spec
+    args = (spec.c, spec.A, spec.b, spec.src, spec.dst, spec.kappa, math.exp(1.0))
+    u1, *_ = solve_block_lp(*args, layered=True)
+    u2, *_ = solve_block_lp(*args, bounded=True, layered=False)
+    assert abs(spec.c @ u1 - spec.c @ u2) <= 1e-7 * spec.c @ u2
