@@ -170,13 +170,16 @@ def tightened_level(
     return eps - delta
 
 
-def _repair_lost(spec: RatioLPSpec, z: np.ndarray | None, lower: float, rtol: float) -> bool:
-    """True when the back end's own (unverified) value is within the bounds' reach of the proved lower bound:
-    then only an exactly feasible point near it is missing."""
+def _repair_lost(spec: RatioLPSpec, z: np.ndarray | None, lower: float, upper: float, rtol: float) -> bool:
+    """True when the back end's own (unverified) value is near the proved lower bound (within NEAR_MISS) but the
+    upper bound is not near that value: then an exactly feasible point near it is what is missing."""
     if z is None or np.shape(z) != (spec.K,) or not np.all(np.isfinite(z)):
         return False
     value = float(spec.c @ np.clip(z, 0.0, None))
-    return value > 0 and lower > 0 and value - lower <= max(100.0 * rtol, NEAR_MISS) * value
+    if not (value > 0 and lower > 0):
+        return False
+    near = value - lower <= max(100.0 * rtol, NEAR_MISS) * value
+    return near and not upper - value <= 0.5 * rtol * value
 
 
 def solve(
@@ -231,7 +234,7 @@ def solve(
             best_duals = (raw.nu, raw.lam)
         if certified(best_lo, best_up, rtol):
             break
-        if interior and _repair_lost(spec, raw.z, best_lo, rtol):
+        if interior and _repair_lost(spec, raw.z, best_lo, best_up, rtol):
             # the lower bound proves the back end's value, but its point could not be repaired closely enough:
             # re-solve at a slightly tightened level, whose point is feasible at ε with slack to spare
             level = tightened_level(spec, eps, raw.z, raw.lam)
