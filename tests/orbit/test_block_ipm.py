@@ -92,7 +92,8 @@ def test_block_engine_on_the_dense_lp():
 def test_choose_backend():
     assert choose_backend("joint-type", 3, RL.SMALL_LP_SIZE + 1) == "block"
     assert choose_backend("joint-type", 3, RL.SMALL_LP_SIZE) == "clarabel"
-    assert choose_backend("joint-type", 2, 10**6) == "clarabel"
+    assert choose_backend("joint-type", 2, 10**6) == "block"  # layered blocks (problems.ipm.layered)
+    assert choose_backend("joint-type", 2, 1000) == "clarabel"
     assert choose_backend("distance", 3, 10**6) == "clarabel"
     assert ReducedPDDP(symmetric_iid(4, [0.2, 0.3, 0.5])).backend == "clarabel"
     with pytest.raises(InvalidInputError, match="'nope'"):
