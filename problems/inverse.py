@@ -31,7 +31,7 @@ from .errors import InfeasibleProgramError
 from .programs import PDDP, PDI
 from .result import SolveResult
 
-__all__ = ["InverseResult", "privacy_for_distortion"]
+__all__ = ["InverseResult", "privacy_for_distortion", "constant_distortion", "boundary_proof"]
 
 
 @dataclass(frozen=True)
@@ -54,6 +54,58 @@ class InverseResult:
             "solves": self.solves,
             "certificate": None if self.result is None else self.result.certificate.to_dict(),
         }
+
+
+def constant_distortion(program) -> float:  # noqa: ANN001
+    r"""The distortion of the best constant mechanism, :math:`\sum_k (1 - \max_a P(X_k = a))` (Hamming).
+
+    A constant mechanism W(y|x) = q(y) satisfies the identifiability constraint
+    p_X(x)W(y|x) ≤ e^ε p_X(x')W(y|x') exactly when p_X(x)/p_X(x') ≤ e^ε for all neighbours, i.e. at ε = ε_X
+    by the definition of ε_X (paper 002, (16); the proof of Lemma 3), and the best one outputs the most likely
+    value of every row.  Works for the dense :class:`~problems.programs.PDI` and the reduced
+    :class:`~problems.orbit.ReducedPDI`.
+    """
+    import numpy as np
+
+    types = getattr(program, "types", None)
+    if types is not None:  # reduced, joint types: P(X_k = a) = E[t_a]/n for an exchangeable prior
+        px = np.exp(program.log_px_type)
+        mean_row = (px[:, None] * types.x_types).sum(axis=0) / program.n
+        return float(program.n * (1.0 - float(np.max(mean_row))))
+    prior = getattr(program, "prior", None)
+    pmf = getattr(prior, "pmf", None)
+    if pmf is None:  # the uniform prior on the distance reduction
+        return float(program.n * (1.0 - 1.0 / program.m))
+    e = program.space.elements
+    pmf = np.asarray(pmf, dtype=float)
+    total = 0.0
+    for k in range(program.space.n):
+        marg = np.bincount(e[:, k], weights=pmf, minlength=program.space.m)
+        total += 1.0 - float(marg.max())
+    return total
+
+
+#: D must exceed the closed-form constant distortion by this relative margin (its rounding) to prove ε* = ε_X.
+BOUNDARY_MARGIN = 1e-12
+
+
+def boundary_proof(program, distortion: float) -> str | None:  # noqa: ANN001
+    """For PD-I: the proof that ε_i*(D) = ε_X, or ``None``.
+
+    Lemma 3 of paper 002 gives ε_i*(D) ≥ ε_X (PD-I is infeasible below ε_X); the best constant mechanism is
+    exactly feasible at ε_X (see :func:`constant_distortion`), so ε_i*(D) ≤ ε_X whenever its distortion is at
+    most D.  No LP certificate is needed (at ε = ε_X the feasible set has no interior, so no floating-point
+    point can be verified feasible there).
+    """
+    if getattr(program, "program", "") != "pd-i":
+        return None
+    dc = constant_distortion(program)
+    if float(distortion) >= dc * (1.0 + BOUNDARY_MARGIN):
+        return (
+            "ε_i*(D) = ε_X: paper 002 Lemma 3 (infeasible below ε_X) and the best constant mechanism, exactly "
+            f"feasible at ε_X, with distortion {dc:.12g} ≤ D"
+        )
+    return None
 
 
 def _slope(program, res: SolveResult) -> float:  # noqa: ANN001

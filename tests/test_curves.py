@@ -53,3 +53,57 @@ def test_theorem1_on_the_curves():
 def test_zero_distortion_needs_infinite_privacy_level():
     inv = privacy_for_distortion(PDDP(priors.uniform(DatabaseSpace(2, 2))), 0.0)
     assert math.isinf(inv.eps) and inv.result is None
+
+
+# ---------------------------------------------------------------------------------------------- Lemma 3
+def _brute_constant_distortion(prior) -> float:  # noqa: ANN001
+    """min over outputs y of E d(X, y), by enumerating every y (the best constant mechanism)."""
+    e = prior.space.elements
+    d = (e[:, None, :] != e[None, :, :]).sum(axis=2)
+    return float(np.min(prior.pmf @ d))
+
+
+@pytest.mark.parametrize("n", [2, 3, 5])
+def test_constant_distortion_is_the_best_constant_mechanism(n):
+    from problems.database import DatabaseSpace
+    from problems.inverse import constant_distortion
+    from problems.orbit import ReducedPDI
+    from problems.priors import contagious, exchangeable_mixture, iid
+    from problems.programs import PDI
+
+    S = DatabaseSpace(n, 2)
+    for prior in (
+        iid(S, [0.3, 0.7]),
+        exchangeable_mixture(S, [[0.8, 0.2], [0.3, 0.7]], [0.5, 0.5]),
+        contagious(S, 0.2),
+    ):
+        ref = _brute_constant_distortion(prior)
+        assert constant_distortion(PDI(prior)) == pytest.approx(ref, rel=1e-12)
+        assert constant_distortion(ReducedPDI(prior)) == pytest.approx(ref, rel=1e-12)
+
+
+def test_lemma3_proves_eps_i_at_eps_X_and_the_curve_is_certified(tmp_path):
+    """ε_i*(D) = ε_X for D at or above the best constant mechanism's distortion (and only there): the curve of
+    the README's prior is certified at every point, exit 0."""
+    import subprocess
+    import sys
+
+    from problems.database import DatabaseSpace
+    from problems.inverse import boundary_proof
+    from problems.priors import iid
+    from problems.programs import PDDP, PDI
+
+    prog = PDI(iid(DatabaseSpace(4, 2), [0.3, 0.7]))
+    assert boundary_proof(prog, 1.2 * (1 + 1e-9)) is not None  # D_const = 4 · 0.3
+    assert boundary_proof(prog, 1.2 * (1 - 1e-9)) is None
+    assert boundary_proof(PDDP(iid(DatabaseSpace(4, 2), [0.3, 0.7])), 4.0) is None
+    out = subprocess.run(
+        [sys.executable, "-m", "problems", "curve", "--n", "4", "--m", "2", "--prior", "iid:0.3,0.7"]
+        + ["--notion", "i", "--points", "12", "--out", str(tmp_path), "--workers", "1"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    rows = (tmp_path / "curve_i.csv").read_text().splitlines()[1:]
+    assert len(rows) == 12 and all(r.endswith(",optimal") for r in rows)

@@ -189,7 +189,7 @@ def _inverse(point: Point) -> dict:
         lo, hi = inv.bracket
         row = _from_result(point, inv.result, seconds, value=inv.eps)
         row.update(lower=float(lo), upper=float(inv.eps), iterations=inv.solves)
-        return row
+        return _at_boundary(row, prog, D, inv.eps)
     log: list[dict] = []
     eps_min = getattr(prog, "eps_X", 0.0)
     (eps,) = eps_star_curve(prog, point.n, [D / point.n], eps_min=eps_min, m=point.m, log=log)
@@ -202,6 +202,17 @@ def _inverse(point: Point) -> dict:
     row = _from_result(point, res, seconds, value=eps)
     row.update(lower=max(below, default=eps_min), upper=eps)
     row["iterations"] = len(log)
+    return _at_boundary(row, prog, D, eps)
+
+
+def _at_boundary(row: dict, prog, D: float, eps: float) -> dict:  # noqa: ANN001
+    """ε*_i(D) = ε_X is proved by Lemma 3 and the constant mechanism, whatever the LP at ε_X could certify."""
+    from ..inverse import boundary_proof
+
+    if row["status"] != "optimal" and eps == getattr(prog, "eps_X", None):
+        proof = boundary_proof(prog, D)
+        if proof is not None:
+            row.update(status="optimal", certified=True, lower=eps, upper=eps, error=proof)
     return row
 
 
