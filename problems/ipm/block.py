@@ -222,7 +222,7 @@ class RaggedBlockSystem:
 
     def factor(self, diag, off, threads, deflation, pool=None):  # noqa: ANN001, ANN201
         if self.layers is not None:
-            return LayeredFactor(self.layers, diag, off, self.A, self.AT)
+            return LayeredFactor(self.layers, diag, off, self.A, self.AT, pool)
         return _RaggedFactor(self, diag, off, pool)
 
     def deflation(self, u, w, r_g, D, E, diag) -> dict:  # noqa: ANN001

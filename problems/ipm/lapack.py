@@ -13,7 +13,7 @@ import os
 
 import numpy as np
 
-__all__ = ["lapack_kernels", "BlasThreads", "LapackKernels"]
+__all__ = ["lapack_kernels", "band_kernels", "BlasThreads", "LapackKernels", "BandKernels"]
 
 
 class LapackKernels:
@@ -82,6 +82,77 @@ def lapack_kernels() -> LapackKernels | None:
     except Exception:  # pragma: no cover - platform without these libraries
         found = None
     _KERNELS.append(found)
+    return found
+
+
+class BandKernels:
+    """Banded Cholesky ``dpbtrf``/``dpbtrs`` and banded triangular solve ``dtbtrs`` (lower, column-major) through
+    LAPACKE by ctypes, so that Python threads run them on different blocks at once.
+
+    ``ab`` is the Fortran-order band storage of shape (kd + 1, n) (``ab[r, c] = H[c + r, c]``); right-hand sides are
+    Fortran-order arrays of shape (n,) or (n, k), solved in place.
+    """
+
+    def __init__(self, pbtrf: object, pbtrs: object, tbtrs: object) -> None:
+        self._pbtrf, self._pbtrs, self._tbtrs = pbtrf, pbtrs, tbtrs
+
+    def pbtrf(self, ab: np.ndarray) -> int:
+        kd1, n = ab.shape
+        return int(self._pbtrf(102, b"L", n, kd1 - 1, ab.ctypes.data, kd1))
+
+    def pbtrs(self, ab: np.ndarray, b: np.ndarray) -> int:
+        kd1, n = ab.shape
+        k = 1 if b.ndim == 1 else b.shape[1]
+        return int(self._pbtrs(102, b"L", n, kd1 - 1, k, ab.ctypes.data, kd1, b.ctypes.data, n))
+
+    def tbtrs(self, ab: np.ndarray, b: np.ndarray) -> int:
+        """L x = b for the lower band factor in ``ab`` (a column slice ``ab[:, r0:]`` is its trailing part)."""
+        kd1, n = ab.shape
+        k = 1 if b.ndim == 1 else b.shape[1]
+        return int(self._tbtrs(102, b"L", b"N", b"N", n, kd1 - 1, k, ab.ctypes.data, kd1, b.ctypes.data, n))
+
+
+_BAND: list[BandKernels | None] = []
+
+
+def band_kernels() -> BandKernels | None:
+    """The GIL-free banded kernels, or None (then SciPy's wrappers are used, on one thread)."""
+    if os.environ.get("PRIVACY_IPM_NO_KERNELS"):
+        return None
+    if _BAND:
+        return _BAND[0]
+    found = None
+    try:
+        for lib in _openblas_libraries():
+            for suffix, int_t in (("", ctypes.c_int), ("64_", ctypes.c_int64)):
+                f1 = getattr(lib, f"scipy_LAPACKE_dpbtrf{suffix}", None)
+                f2 = getattr(lib, f"scipy_LAPACKE_dpbtrs{suffix}", None)
+                f3 = getattr(lib, f"scipy_LAPACKE_dtbtrs{suffix}", None)
+                if f1 is None or f2 is None or f3 is None:
+                    continue
+                c, i, p = ctypes.c_char, int_t, ctypes.c_void_p
+                f1.restype = f2.restype = f3.restype = int_t
+                f1.argtypes = [ctypes.c_int, c, i, i, p, i]
+                f2.argtypes = [ctypes.c_int, c, i, i, i, p, i, p, i]
+                f3.argtypes = [ctypes.c_int, c, c, c, i, i, i, p, i, p, i]
+                cand = BandKernels(f1, f2, f3)
+                # self-test against NumPy on a small SPD tridiagonal matrix
+                a = np.diag([4.0, 3.0, 2.0]) + np.diag([1.0, 0.5], 1) + np.diag([1.0, 0.5], -1)
+                ab = np.array([[4.0, 3.0, 2.0], [1.0, 0.5, 0.0]], order="F")
+                x = np.array([1.0, 2.0, 3.0])
+                y = np.array([1.0, 2.0, 3.0])
+                if cand.pbtrf(ab) == 0 and cand.pbtrs(ab, x) == 0 and cand.tbtrs(ab, y) == 0:
+                    L = np.linalg.cholesky(a)
+                    ok = np.allclose(x, np.linalg.solve(a, [1.0, 2.0, 3.0]), rtol=1e-12, atol=1e-14)
+                    ok = ok and np.allclose(y, np.linalg.solve(L, [1.0, 2.0, 3.0]), rtol=1e-12, atol=1e-14)
+                    if ok:
+                        found = cand
+                        break
+            if found is not None:
+                break
+    except Exception:  # pragma: no cover - platform without these libraries
+        found = None
+    _BAND.append(found)
     return found
 
 

@@ -38,6 +38,7 @@ import numpy as np
 import scipy.linalg as sla
 from scipy.linalg.lapack import dpbtrf, dpbtrs, dtbtrs
 
+from .lapack import BandKernels, band_kernels
 from .structured import schur_cholesky
 
 __all__ = ["Layers", "layers_of", "LayeredFactor", "SHIFT_TRIES", "COLUMN_GROUP"]
@@ -79,6 +80,7 @@ class Layers:
         self.kd = kd
         sizes = np.diff(starts)
         self.sizes = sizes
+        self.largest_first = [int(b) for b in np.argsort(-(sizes * (kd + 1)), kind="stable")]
         store = (kd + 1) * sizes
         self.store_offsets = np.concatenate([[0], np.cumsum(store)])
         # flat positions (Fortran band storage, lower: ab[r, c] = H[c + r, c]) of the diagonal and of each row's
@@ -103,23 +105,30 @@ class Layers:
 
 
 class LayeredFactor:
-    """Banded Cholesky factors of every block and the Cholesky factor of the Schur complement."""
+    """Banded Cholesky factors of every block and the Cholesky factor of the Schur complement.
 
-    def __init__(self, lay: Layers, diag: np.ndarray, off: np.ndarray, A_rows, A_cols) -> None:  # noqa: ANN001
+    With the GIL-free kernels (:func:`~problems.ipm.lapack.band_kernels`) the blocks are factorised and solved
+    on ``pool``'s threads, largest first; otherwise SciPy's wrappers run them one after another.
+    """
+
+    def __init__(self, lay: Layers, diag: np.ndarray, off: np.ndarray, A_rows, A_cols, pool=None) -> None:  # noqa: ANN001
         self.lay = lay
         self.A_rows, self._AT = A_rows, A_cols  # u ↦ A u and ν ↦ Aᵀν
+        self.kernels = band_kernels()
+        self.pool = pool if self.kernels is not None else None
         E = lay.E
         self.shifted = 0
         buf = np.zeros(int(lay.store_offsets[-1]))
         buf[lay.diag_pos] = diag[lay.gorder]
         buf[lay.off_pos] = off[lay.off_rows]
-        S = np.zeros((E, E))
-        self.factors: list[np.ndarray] = []
-        for b in range(lay.nblocks):
+        self.buf = buf
+        self.factors: list[np.ndarray] = [np.empty((0, 0))] * lay.nblocks
+
+        def work(b: int) -> tuple[np.ndarray, np.ndarray]:
             n_b, kd = int(lay.sizes[b]), int(lay.kd[b])
             ab = buf[lay.store_offsets[b] : lay.store_offsets[b + 1]].reshape((kd + 1, n_b), order="F")
             c = _band_cholesky(ab, self)
-            self.factors.append(c)
+            self.factors[b] = c
             lb, present, first = lay.block_layers[b]
             # X_b = L⁻¹ A_bᵀ: column groups solved on the trailing band from their first layer on
             X = np.zeros((n_b, present.size), order="F")
@@ -127,26 +136,40 @@ class LayeredFactor:
                 cols = present[g0 : g0 + COLUMN_GROUP]
                 r0 = int(first[g0])
                 B = (lb[r0:, None] == cols[None, :]).astype(float).copy(order="F")
-                Xg, info = dtbtrs(c[:, r0:], B, uplo="L", trans="N", diag="N", overwrite_b=1)
-                if info != 0:
-                    raise np.linalg.LinAlgError(f"banded triangular solve failed (info {info})")
-                X[r0:, g0 : g0 + cols.size] = Xg
-            S[np.ix_(present, present)] += X.T @ X
+                _tbtrs(self.kernels, c[:, r0:], B)
+                X[r0:, g0 : g0 + cols.size] = B
+            return present, X.T @ X
+
+        S = np.zeros((E, E))
+        for present, Sb in self._map(work):
+            S[np.ix_(present, present)] += Sb
         if not np.all(np.isfinite(S)):
             raise np.linalg.LinAlgError("the Schur complement of the layered blocks is not finite")
         self.S_cho = schur_cholesky(S)
 
+    def _map(self, fn):  # noqa: ANN001, ANN202
+        order = self.lay.largest_first
+        if self.pool is None:
+            return [fn(b) for b in order]
+        return list(self.pool.map(fn, order))
+
     def hinv(self, f: np.ndarray) -> np.ndarray:
         """H⁻¹ f (all blocks): one banded Cholesky solve per block."""
         lay = self.lay
-        fb = f[lay.gorder]
-        out = np.empty_like(fb)
-        for b, c in enumerate(self.factors):
+        out = np.asarray(f, dtype=float)[lay.gorder]
+
+        def one(b: int) -> None:
             lo, hi = lay.starts[b], lay.starts[b + 1]
-            x, info = dpbtrs(c, fb[lo:hi, None], lower=1)
+            seg = out[lo:hi]  # a contiguous view: solved in place
+            if self.kernels is not None:
+                info = self.kernels.pbtrs(self.factors[b], seg)
+            else:
+                x, info = dpbtrs(self.factors[b], seg[:, None], lower=1)
+                seg[:] = x[:, 0]
             if info != 0:
                 raise np.linalg.LinAlgError(f"banded Cholesky solve failed (info {info})")
-            out[lo:hi] = x[:, 0]
+
+        self._map(one)
         res = np.empty_like(out)
         res[lay.gorder] = out
         return res
@@ -167,19 +190,40 @@ class LayeredFactor:
         return None
 
 
+def _tbtrs(kernels: BandKernels | None, c: np.ndarray, B: np.ndarray) -> None:
+    """B ← L⁻¹B in place for the lower band factor ``c`` (Fortran order)."""
+    if kernels is not None:
+        info = kernels.tbtrs(c, B)
+    else:
+        X, info = dtbtrs(c, B, uplo="L", trans="N", diag="N", overwrite_b=1)
+        B[...] = X
+    if info != 0:
+        raise np.linalg.LinAlgError(f"banded triangular solve failed (info {info})")
+
+
 def _band_cholesky(ab: np.ndarray, owner: LayeredFactor) -> np.ndarray:
-    """``dpbtrf`` of one block; retried with a diagonal shift of 1e-14, 1e-12, … of its largest diagonal entry."""
-    c, info = dpbtrf(ab, lower=1)
-    if info == 0:
-        return c
-    scale = float(np.max(ab[0])) or 1.0
+    """The banded Cholesky factor of one block, in place in ``ab``; a block that is not numerically positive
+    definite is rebuilt from a copy with a diagonal shift of 1e-14, 1e-12, … of its largest diagonal entry."""
+    kernels = owner.kernels
+    saved = np.array(ab, order="F")
+
+    def factor(a: np.ndarray) -> int:
+        if kernels is not None:
+            return kernels.pbtrf(a)
+        c, info = dpbtrf(a, lower=1, overwrite_ab=1)
+        if info == 0 and c is not a:
+            a[...] = c
+        return info
+
+    if factor(ab) == 0:
+        return ab
+    scale = float(np.max(saved[0])) or 1.0
     shift = 1e-14 * scale
     for _ in range(SHIFT_TRIES - 1):
-        shifted = np.array(ab, order="F")
-        shifted[0] += shift
-        c, info = dpbtrf(shifted, lower=1)
-        if info == 0:
+        ab[...] = saved
+        ab[0] += shift
+        if factor(ab) == 0:
             owner.shifted += 1
-            return c
+            return ab
         shift *= 100.0
     raise np.linalg.LinAlgError("a block of the banded normal equations is not positive definite")
