@@ -470,6 +470,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(build_parser(_command(argv)), argv)
     if isinstance(args, int):
         return args
+    from .progress import enable_ticker
+
+    enable_ticker()  # long solves say on stderr, every 10 s, which attempt runs and why
     return run(args.func, args)
 
 

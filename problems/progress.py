@@ -1,17 +1,74 @@
-"""Progress of long runs on stderr: a bar with ETA on a terminal, one line per step otherwise.
+"""Progress of long runs on stderr: a bar with ETA on a terminal, one line per step otherwise, and a ticker.
 
 ``with Progress(total, "curve") as bar: … bar.step("ε*(D=0.3) = 1.2")`` — on a terminal (and with ``tqdm``
 installed) a bar with the rate and the estimated time left; otherwise (a log file, a pipe, CI) one line per
 step ``curve [3/30] ε*(D=0.3) = 1.2  (elapsed 4.1 s, ETA 37 s)``.  ``quiet=True`` prints nothing.
+
+``with ticking("pd-dp ε = 1.5: attempt 1/4 BLOCK (first choice)"): …`` — while the block runs, a line every
+:data:`TICK_SECONDS` seconds says what is running, for how long, and what the running method last reported
+through :func:`note` (an interior-point method notes its iteration and KKT measure).  Silent unless
+:func:`enable_ticker` was called (the command line does): a library does not write to stderr on its own.
 """
 
 from __future__ import annotations
 
 import sys
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TextIO
 
-__all__ = ["Progress"]
+__all__ = ["Progress", "ticking", "note", "enable_ticker", "say", "TICK_SECONDS"]
+
+#: Seconds between two ticker lines.
+TICK_SECONDS = 10.0
+_TICKER: dict = {"stream": None, "every": TICK_SECONDS}
+_STATE: dict = {}
+
+
+def enable_ticker(stream: TextIO | None = None, every: float = TICK_SECONDS) -> None:
+    """Let :func:`ticking` and :func:`say` write to ``stream`` (default: stderr) every ``every`` seconds."""
+    _TICKER["stream"] = stream if stream is not None else sys.stderr
+    _TICKER["every"] = float(every)
+
+
+def say(message: str) -> None:
+    """One line on the ticker's stream, if it is enabled."""
+    stream = _TICKER["stream"]
+    if stream is not None:
+        print(message, file=stream, flush=True)
+
+
+def note(**state: object) -> None:
+    """What the running method reports (for example ``iteration=12, kkt="3e-7"``); shown by the ticker."""
+    _STATE.update(state)
+
+
+@contextmanager
+def ticking(label: str) -> Iterator[None]:
+    """While the block runs, a line every :data:`TICK_SECONDS` s: ``label: running 20 s (iteration 31, …)``."""
+    stream = _TICKER["stream"]
+    if stream is None:
+        yield
+        return
+    _STATE.clear()
+    stop = threading.Event()
+    start = time.perf_counter()
+
+    def run() -> None:
+        while not stop.wait(_TICKER["every"]):
+            extra = ", ".join(f"{k} {v}" for k, v in list(_STATE.items()))
+            line = f"{label}: running {time.perf_counter() - start:.0f} s" + (f" ({extra})" if extra else "")
+            print(line, file=stream, flush=True)
+
+    thread = threading.Thread(target=run, name="problems-ticker", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
 
 
 class Progress:

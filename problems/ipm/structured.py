@@ -68,6 +68,7 @@ import scipy.sparse as sp
 from scipy.linalg import lapack
 
 from ..errors import ProblemTooLargeError, SolverFailedError
+from ..progress import note
 from .lapack import BlasThreads, lapack_kernels
 from .rows import reverse_pairs, scaled_ratio_rows  # noqa: F401 - reverse_pairs re-exported
 
@@ -783,6 +784,7 @@ def solve_block_angular(
             dres = float(np.max(np.abs(r_d))) / cnorm
             gap = abs(pobj - dobj) / (1.0 + abs(pobj))
             merit = max(pres, dres, gap, comp / (1.0 + abs(pobj)))
+            note(iteration=it, kkt=f"{merit:.1e}")
             if merit <= tol:
                 return zt, nu, lam, s, it
             if merit < best[0]:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..certificate import Certificate
+from ..progress import say, ticking
 from ..solver import SolverStats
 from .backends import DEFAULT_TIME_LIMIT, BackendError, resolve_order
 from .bounds import RELATIVE_GAP, Bounds, certified, certify, lower_bound
@@ -38,6 +39,11 @@ TIGHTEN_MAX = 1e-5
 #: At most this many tightened re-solves per back end; each next δ is TIGHTEN_STEP times larger or smaller.
 TIGHTEN_TRIES = 2
 TIGHTEN_STEP = 30.0
+
+#: The whole point (every attempt of the chain) gets at most this many times the per-attempt limit.
+POINT_BUDGET_FACTOR = 3.0
+#: LPs from this many variables on announce their back ends and budget on the ticker's stream.
+ANNOUNCE_SIZE = 20_000
 
 
 @dataclass(frozen=True)
@@ -199,7 +205,11 @@ def solve(
     choice when no solver is named; ``time_limit`` bounds each attempt (default
     :data:`~problems.lp.backends.DEFAULT_TIME_LIMIT` seconds; after a near miss — bounds within
     :data:`NEAR_MISS` — the later attempts get at most max(60 s, 20× the near miss's time)); ``known_lower`` is
-    a lower bound proved by a closed form.
+    a lower bound proved by a closed form.  The whole point gets at most :data:`POINT_BUDGET_FACTOR` times the
+    per-attempt limit; an attempt is cut to what is left of it, and attempts after it is spent are recorded as not
+    run.  With the ticker on (:func:`problems.progress.enable_ticker`, as the command line does) an LP from
+    :data:`ANNOUNCE_SIZE` variables states its back ends and budget, and every attempt that runs longer than
+    10 s says every 10 s which one runs, why, and the iteration it reached.
     """
     order = resolve_order(spec, solver, prefer)
     interior = eps - spec.eps_min > 1e-9 * (1.0 + abs(eps))
@@ -208,17 +218,35 @@ def solve(
         # fallbacks cannot help; one back end answers (status inaccurate, the lower bound still holds)
         order = order[:1]
     limit = DEFAULT_TIME_LIMIT if time_limit is None else float(time_limit)
+    total = POINT_BUDGET_FACTOR * limit
+    start = time.perf_counter()
+    where = f"{spec.program} at ε = {eps:.6g} ({spec.K:,} variables)"
+    if spec.K >= ANNOUNCE_SIZE:
+        say(
+            f"{where}: back ends {', '.join(b.name for b in order)}; each attempt at most {limit:g} s, "
+            f"the point at most {total:g} s"
+        )
     attempts: list[Attempt] = []
     best_z, best_up, best_mix, best_from = None, math.inf, math.nan, None
     best_lo, best_duals = float(known_lower), None
     raw_point = None
     used_iters, used_time = None, 0.0
-    for be in order:
+
+    def run(be, level: float, why: str, k: int):  # noqa: ANN001, ANN202 - one attempt, within the budget
+        left = total - (time.perf_counter() - start)
+        if left <= 0:
+            raise BackendError(f"not run: the point's budget of {total:g} s is spent")
+        with ticking(f"{where}: attempt {k} {be.name} ({why})"):
+            return be.solve(spec, level, time_limit=min(limit, left))
+
+    why = "first choice"
+    for k, be in enumerate(order, start=1):
         t0 = time.perf_counter()
         try:
-            raw = be.solve(spec, eps, time_limit=limit)
+            raw = run(be, eps, why, k)
         except BackendError as exc:
             attempts.append(Attempt(be.name, f"error: {exc}".splitlines()[0][:200], time.perf_counter() - t0))
+            why = f"after {be.name}: {attempts[-1].outcome[:80]}"
             continue
         if raw_point is None:
             raw_point = raw
@@ -242,7 +270,12 @@ def solve(
                 t1 = time.perf_counter()
                 name = f"{be.name}@ε−{eps - level:.1e}"
                 try:
-                    tight = be.solve(spec, level, time_limit=limit)
+                    tight = run(
+                        be,
+                        level,
+                        "re-solve at a tightened level: its value is proved, its point repairs poorly",
+                        k,
+                    )
                 except BackendError as exc:
                     attempts.append(
                         Attempt(name, f"error: {exc}".splitlines()[0][:200], time.perf_counter() - t1)
@@ -271,6 +304,7 @@ def solve(
             # a near miss: the next back ends can only tighten a small gap, so they get a budget in
             # proportion to what the near miss cost (at least NEAR_MISS_SECONDS) rather than the full limit
             limit = min(limit, max(NEAR_MISS_SECONDS, NEAR_MISS_FACTOR * (time.perf_counter() - t0)))
+        why = f"after {be.name}: {attempts[-1].as_pair()[1][:80]}"
     answered = best_z is not None
     if not answered:  # no verified point: the reference point may still prove an upper bound
         ref = certify(spec, eps, None, None, None, known_lower=best_lo, rtol=rtol)

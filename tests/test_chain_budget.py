@@ -1,0 +1,58 @@
+"""The chain's time budget and its progress lines (problems.lp.chain, problems.progress)."""
+
+from __future__ import annotations
+
+import io
+import time
+
+import numpy as np
+import pytest
+
+from problems import progress
+from problems.lp import chain
+from problems.lp.backends import RawSolution
+from problems.orbit import ReducedPDDP
+from problems.orbit.symmetric_prior import parse_symmetric_prior
+
+
+class _Slow:
+    """A back end that takes ``seconds`` and returns the uniform point with zero multipliers (never certified)."""
+
+    def __init__(self, name: str, seconds: float) -> None:
+        self.name, self.seconds, self.limits = name, seconds, []
+
+    def solve(self, spec, eps, *, time_limit):  # noqa: ANN001, ANN201
+        self.limits.append(time_limit)
+        progress.note(iteration=1)
+        time.sleep(self.seconds)
+        z = np.full(spec.K, 1.0)
+        return RawSolution(z, np.zeros(spec.G), np.zeros(spec.P), "slow", 1, self.seconds)
+
+
+@pytest.fixture
+def ticker():
+    buf = io.StringIO()
+    progress.enable_ticker(buf, every=0.05)
+    yield buf
+    progress._TICKER["stream"] = None
+
+
+def test_the_point_budget_is_stated_and_enforced(monkeypatch, ticker):
+    spec = ReducedPDDP(parse_symmetric_prior("mixture:0.5,0.5/0.8,0.2/0.3,0.7", 6, 2)).lp.spec
+    slow = [_Slow("A", 0.35), _Slow("B", 0.35), _Slow("C", 0.35)]
+    monkeypatch.setattr(chain, "resolve_order", lambda *a, **k: slow)
+    monkeypatch.setattr(chain, "ANNOUNCE_SIZE", 1)
+    sol = chain.solve(spec, 0.5, time_limit=0.2)  # the point: at most 3 × 0.2 s
+    outcomes = dict(sol.stats.attempts)
+    assert "budget" in outcomes["C"] and slow[2].limits == []
+    assert slow[0].limits == [0.2] and 0 < slow[1].limits[0] <= 0.2
+    text = ticker.getvalue()
+    assert "each attempt at most 0.2 s, the point at most 0.6 s" in text
+    assert "attempt 1 A (first choice): running" in text and "iteration 1" in text
+    assert "attempt 2 B (after A:" in text
+
+
+def test_the_ticker_is_silent_unless_enabled(capsys):
+    with progress.ticking("nothing"):
+        time.sleep(0.02)
+    assert capsys.readouterr().err == ""
