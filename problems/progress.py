@@ -28,16 +28,26 @@ _STATE: dict = {}
 
 
 def enable_ticker(stream: TextIO | None = None, every: float = TICK_SECONDS) -> None:
-    """Let :func:`ticking` and :func:`say` write to ``stream`` (default: stderr) every ``every`` seconds."""
-    _TICKER["stream"] = stream if stream is not None else sys.stderr
+    """Let :func:`ticking` and :func:`say` write to ``stream`` (default: whatever ``sys.stderr`` is when a line is
+    written) every ``every`` seconds."""
+    _TICKER["stream"] = stream if stream is not None else "stderr"
     _TICKER["every"] = float(every)
+
+
+def _write(line: str) -> None:
+    stream = _TICKER["stream"]
+    if stream == "stderr":
+        stream = sys.stderr
+    try:
+        print(line, file=stream, flush=True)
+    except (ValueError, OSError):  # a closed or broken stream: a progress line never stops a solve
+        pass
 
 
 def say(message: str) -> None:
     """One line on the ticker's stream, if it is enabled."""
-    stream = _TICKER["stream"]
-    if stream is not None:
-        print(message, file=stream, flush=True)
+    if _TICKER["stream"] is not None:
+        _write(message)
 
 
 def note(**state: object) -> None:
@@ -59,8 +69,7 @@ def ticking(label: str) -> Iterator[None]:
     def run() -> None:
         while not stop.wait(_TICKER["every"]):
             extra = ", ".join(f"{k} {v}" for k, v in list(_STATE.items()))
-            line = f"{label}: running {time.perf_counter() - start:.0f} s" + (f" ({extra})" if extra else "")
-            print(line, file=stream, flush=True)
+            _write(f"{label}: running {time.perf_counter() - start:.0f} s" + (f" ({extra})" if extra else ""))
 
     thread = threading.Thread(target=run, name="problems-ticker", daemon=True)
     thread.start()

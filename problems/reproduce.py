@@ -376,7 +376,7 @@ def reproduce(
 
 _QUICK_NOTE = (
     "**Quick run** (`--quick`): Figure 2 at n = 4 on 12 distortions (full run: n = 6 on 30), the orbit "
-    "figure at n = 6, 10 only (full: 10, 50, plus the shipped n = 200 rows in both), the balance function "
+    "figure at n = 6, 10 only (full: 10, 50; `--full` adds n = 200, recomputed), the balance function "
     "on 5 entropy floors (full: 20). The claims checked are the same; the numbers are from smaller instances."
 )
 
