@@ -11,8 +11,9 @@ toolkit only; ``--m3`` adds m = 3, n = 16, i.i.d. (0.2, 0.3, 0.5), PD-DP at ε =
 Every point runs in a fresh subprocess per side, so the peak resident set size (``ru_maxrss`` of the child) is
 that side's own:
 
-* toolkit — ``ReducedPDDP/ReducedPDI(prior).solve(eps, path="lp")``: wall seconds from parsing the prior to the
-  answer (build and solve also separately), status, the certified bounds and the solver used;
+* toolkit — ``ReducedPDDP/ReducedPDI(prior).solve(eps, path="lp")``: wall seconds of the ``solve`` call (back
+  ends, exact repair, bounds and result; the LP's build is reported apart, as on the HiGHS side), status, the
+  certified bounds and the solver used;
 * HiGHS — the *same* reduced LP, ``prog.lp.spec`` (:class:`problems.lp.spec.RatioLPSpec`): minimise c·z subject
   to A z = b, z[src] − e^{ε + log κ} z[dst] ≤ 0, z ≥ 0, by one ``scipy.optimize.linprog(method="highs")`` call
   with default tolerances and ``time_limit`` = ``--highs-time-limit``; seconds of that call (the spec build is
@@ -59,6 +60,8 @@ def _program(point: dict):
 
 
 def child_toolkit(point: dict) -> dict:
+    import problems.orbit  # noqa: F401 - imported before the clock starts, as on the HiGHS side
+
     t0 = time.perf_counter()
     prog, eps = _program(point)
     build = time.perf_counter() - t0
@@ -71,7 +74,7 @@ def child_toolkit(point: dict) -> dict:
         "ratio_rows": int(prog.lp.P),
         "build_s": build,
         "solve_s": solve,
-        "time_s": time.perf_counter() - t0,
+        "time_s": solve,
         "status": str(res.status),
         "value": float(res.value),
         "lower": float(res.bounds.lower),
@@ -206,7 +209,7 @@ def table_row(r: dict) -> str:
 
 
 HEADER = (
-    "| program | prior | n | m | ε | toolkit s | status | solver | RSS MiB | HiGHS s | HiGHS status | RSS MiB "
+    "| program | prior | n | m | ε | toolkit solve s | status | solver | RSS MiB | HiGHS s | HiGHS status | RSS MiB "
     "| abs value diff |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 )
 

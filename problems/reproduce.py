@@ -450,6 +450,12 @@ def _sections() -> list[tuple[str, Callable, dict]]:
         ),
         ("Curves at scale (orbit reduction)", "problems.orbit.scale_figure", "scale_figure", {"ns": (6, 10)}),
         (
+            "Curves at scale: an exchangeable mixture",
+            "problems.orbit.scale_figure",
+            "mixture_scale_figure",
+            {"ns": (6, 10)},
+        ),
+        (
             "C₁ over the full joint and the balance function (IPOPT)",
             "ipopt_models",
             "reproduce_section",

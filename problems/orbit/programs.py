@@ -428,7 +428,8 @@ class ReducedPDI(_PriorProgram):
                 raise InvalidInputError(
                     "the reduced theorem path of PD-I needs an i.i.d. prior and ε ≥ ε̃_X (paper 002, Lemma 4)"
                 )
-        if self.backend == "block" and self.m >= 3 and e - self.eps_X < PDI_BLOCK_MARGIN:
+        at_boundary = e - self.eps_X <= 1e-9 * (1.0 + abs(e))  # no interior: one back end answers (lp.chain)
+        if self.backend == "block" and (at_boundary or (self.m >= 3 and e - self.eps_X < PDI_BLOCK_MARGIN)):
             # at and just above ε_X the feasible set has (almost) no interior: the block method would stall and
             # fall back anyway (measured, docs/orbit_reduction.md §10), so Clarabel solves these directly
             sol = self.lp.solve(max(e, 0.0), backend="clarabel", solver=solver or self.solver)

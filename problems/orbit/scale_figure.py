@@ -38,7 +38,7 @@ from ..errors import InfeasibleProgramError
 from ..export import atomic_write_text
 from ..plotting import save_figure
 from .programs import ReducedPDDP, ReducedPDI
-from .symmetric_prior import symmetric_iid
+from .symmetric_prior import parse_symmetric_prior, symmetric_iid
 
 __all__ = [
     "scale_figure",
@@ -52,10 +52,17 @@ __all__ = [
     "DEFAULT_LEVELS",
     "FIELDS",
     "PRECOMPUTED_CSV",
+    "MIXTURE_PRIOR",
+    "MIXTURE_NS",
+    "mixture_scale_figure",
 ]
 
 #: n values of the default figure (each n costs a few dozen LP solves; see the module docstring).
 DEFAULT_NS: tuple[int, ...] = (10, 50)
+
+#: The exchangeable mixture of the second scale figure (rows dependent: ε*(D) moves with n) and its n.
+MIXTURE_PRIOR = "mixture:0.5,0.5/0.8,0.2/0.3,0.7"
+MIXTURE_NS: tuple[int, ...] = (10, 20, 30)
 
 #: Default distortion levels D/n.  For the row (0.3, 0.7) the three curves coincide below D/n = 0.3 = min π
 #: and separate above it (ε*_d = 0, ε*_i = ε_X, h⁻¹ > 0 up to D/n = 1/2); levels straddle that point.
@@ -195,10 +202,15 @@ def scale_rows(
     row: Sequence[float] = (0.3, 0.7),
     xtol: float = 1e-6,
     progress: Callable[[str], object] = print,
+    prior: str | None = None,
 ) -> list[dict]:
-    """ε*(δn) for ``program`` ∈ {"dp", "i"} at every δ in ``levels``, one CSV row each (see :data:`FIELDS`)."""
+    """ε*(δn) for ``program`` ∈ {"dp", "i"} at every δ in ``levels``, one CSV row each (see :data:`FIELDS`).
+
+    ``prior`` is a symmetric prior spec (``"mixture:0.5,0.5/0.8,0.2/0.3,0.7"``, see
+    :func:`~problems.orbit.symmetric_prior.parse_symmetric_prior`); default the i.i.d. prior with row ``row``.
+    """
     cls = {"dp": ReducedPDDP, "i": ReducedPDI}[program]
-    prior = symmetric_iid(n, row)
+    prior = symmetric_iid(n, row) if prior is None else parse_symmetric_prior(prior, n, 2)
     progress(f"n = {n}: building reduced PD-{program.upper()}")
     prog = cls(prior)
     lo = getattr(prog, "eps_X", 0.0)
@@ -260,6 +272,8 @@ def scale_figure(
     sweep_out: str | Path | None = None,
     scheduler: str | None = None,
     workers: int | None = None,
+    prior: str | None = None,
+    name: str = "orbit_scale",
 ) -> list[Path]:
     """Write ``orbit_scale.png``, ``orbit_scale.svg`` and ``orbit_scale.csv`` to ``out_dir``; return the paths.
 
@@ -271,6 +285,7 @@ def scale_figure(
     on a LocalCluster of ``workers`` or the ``scheduler`` given (``reproduce --full`` does this for n = 200).
     With ``report`` (a
     :class:`problems.report.Section`) the Theorem 1 checks and the prose of the report section are recorded.
+    ``prior`` (a symmetric prior spec) replaces the i.i.d. prior ``row``; the files are ``name``.csv/.png/.svg.
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -290,9 +305,9 @@ def scale_figure(
             progress=False,
         )
     for n in ns if sweep_out is None else ():
-        for name in programs:
+        for prog in programs:
             try:
-                rows.extend(scale_rows(n, name, levels, row=row, xtol=xtol, progress=progress))
+                rows.extend(scale_rows(n, prog, levels, row=row, xtol=xtol, progress=progress, prior=prior))
             except InfeasibleProgramError as exc:  # pragma: no cover - defensive
                 progress(f"  skipped: {exc}")
     if include is None:
@@ -305,12 +320,34 @@ def scale_figure(
     w.writeheader()
     w.writerows(rows)
     w.writerows(pre)
-    csv_path = atomic_write_text(out / "orbit_scale.csv", buf.getvalue())
-    fig = scale_plot(rows + pre, computed_ns=ns, row=row, levels=levels)
-    paths = [csv_path, *save_figure(fig, out / "orbit_scale", dpi=130)]
+    csv_path = atomic_write_text(out / f"{name}.csv", buf.getvalue())
+    label = f"i.i.d. prior {tuple(row)}" if prior is None else f"prior {prior}"
+    fig = scale_plot(rows + pre, computed_ns=ns, row=row, levels=levels, label=label)
+    paths = [csv_path, *save_figure(fig, out / name, dpi=130)]
     if report is not None:
-        _record(report, rows + pre, ns, row, paths[1])
+        _record(report, rows + pre, ns, label, paths[1], iid=prior is None)
     return paths
+
+
+def mixture_scale_figure(
+    out_dir: str | Path,
+    progress: Callable[[str], object] = print,
+    ns: Sequence[int] = MIXTURE_NS,
+    *,
+    report=None,  # noqa: ANN001
+    **kwargs,  # noqa: ANN003
+) -> list[Path]:
+    """The scale figure for the exchangeable mixture :data:`MIXTURE_PRIOR`: ``orbit_scale_mixture.*``."""
+    return scale_figure(
+        out_dir,
+        progress,
+        ns,
+        include=(),
+        report=report,
+        prior=MIXTURE_PRIOR,
+        name="orbit_scale_mixture",
+        **kwargs,
+    )
 
 
 def theorem1_violations(rows: Sequence[dict]) -> tuple[float, float]:
@@ -333,11 +370,11 @@ def theorem1_violations(rows: Sequence[dict]) -> tuple[float, float]:
     return max(dp, default=0.0), max(vi, default=0.0)
 
 
-def _record(sec, rows, ns, row, png) -> None:
+def _record(sec, rows, ns, label, png, iid: bool = True) -> None:  # noqa: ANN001
     all_ns = sorted({r["n"] for r in rows})
     pre = [n for n in all_ns if n not in ns]
     sec.say(
-        f"**Theorem 1 of paper 002 at scale.** ε*_d(D) and ε*_i(D) for the i.i.d. prior {tuple(row)} at "
+        f"**Theorem 1 of paper 002 at scale.** ε*_d(D) and ε*_i(D) for the {label} at "
         f"n = {', '.join(map(str, all_ns))}, each point by Newton inversion of the orbit-reduced LP"
         + (f" (n = {', '.join(map(str, pre))}: precomputed rows shipped with the package)" if pre else "")
         + ". Checked: ε*_d ≤ max{h⁻¹(D), 0} ≤ max{h⁻¹(D), ε_X} ≤ ε*_i at every point."
@@ -345,7 +382,10 @@ def _record(sec, rows, ns, row, png) -> None:
     sec.figure(
         png,
         "Left: ε*(D) against D/n — the curves of every n coincide with h⁻¹ below D/n = 0.3 = min π. "
-        "Right: the distance from h⁻¹(D), where PD-DP drops to 0 and PD-I stays at ε_X.",
+        "Right: the distance from h⁻¹(D), where PD-DP drops to 0 and PD-I stays at ε_X."
+        if iid
+        else "Left: ε*(D) against D/n — for an exchangeable mixture the rows are dependent, and the curves "
+        "move with n (ε_X grows with n, and so does the gap to h⁻¹). Right: the distance from h⁻¹(D).",
     )
     dp, vi = theorem1_violations(rows)
     tol = 1e-4
@@ -372,6 +412,7 @@ def scale_plot(
     computed_ns: Sequence[int] = (),
     row: Sequence[float] = (0.3, 0.7),
     levels: Sequence[float] = DEFAULT_LEVELS,
+    label: str | None = None,
 ):
     """The two panels on a new ``Figure``: ε*(D) and ε*(D) − h⁻¹(D) against D/n, one colour per n.
 
@@ -419,7 +460,7 @@ def scale_plot(
     axes[0].set_ylim(0, None)
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="outside lower center", ncol=min(4, len(labels)), fontsize=8)
-    fig.suptitle(f"PD-DP and PD-I at scale, i.i.d. prior {tuple(row)}", fontsize=11)
+    fig.suptitle(f"PD-DP and PD-I at scale, {label or f'i.i.d. prior {tuple(row)}'}", fontsize=11)
     return fig
 
 
