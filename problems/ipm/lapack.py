@@ -48,41 +48,46 @@ def lapack_kernels() -> LapackKernels | None:
     """The GIL-free LAPACK kernels, or None (then SciPy's wrappers are used, on one thread)."""
     if os.environ.get("PRIVACY_IPM_NO_KERNELS"):
         return None
-    if _KERNELS:
-        return _KERNELS[0]
-    found = None
+    if not _KERNELS:
+
+        def argtypes(int_t):  # noqa: ANN001, ANN202
+            c, p = ctypes.c_char, ctypes.c_void_p
+            tri = [ctypes.c_int, c, int_t, p, int_t]
+            return [tri, tri, [ctypes.c_int, c, int_t, int_t, p, int_t, p, int_t]]
+
+        def selftest(cand: LapackKernels) -> bool:
+            # against NumPy on a small SPD matrix (column-major lower = C-order upper)
+            a = np.array([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
+            t = np.array(a)
+            rhs = np.array([[1.0, 2.0, 3.0], [0.5, -1.0, 0.25]])
+            x = np.array(rhs)
+            if cand.potrf(t) != 0 or cand.potrs(t, x) != 0 or cand.potri(t) != 0:
+                return False
+            ok_inv = np.allclose(np.triu(t), np.triu(np.linalg.inv(a)), rtol=1e-12, atol=1e-14)
+            return ok_inv and np.allclose(x, np.linalg.solve(a, rhs.T).T, rtol=1e-12, atol=1e-14)
+
+        _KERNELS.append(_find(("dpotrf", "dpotri", "dpotrs"), argtypes, LapackKernels, selftest))
+    return _KERNELS[0]
+
+
+def _find(names, argtypes, build, selftest):  # noqa: ANN001, ANN202
+    """The first LAPACKE symbols ``names`` of SciPy's or NumPy's OpenBLAS (32- or 64-bit integers) whose
+    wrapper ``build(*functions)`` passes ``selftest``; None if there is none."""
     try:
         for lib in _openblas_libraries():
             for suffix, int_t in (("", ctypes.c_int), ("64_", ctypes.c_int64)):
-                f1 = getattr(lib, f"scipy_LAPACKE_dpotrf{suffix}", None)
-                f2 = getattr(lib, f"scipy_LAPACKE_dpotri{suffix}", None)
-                f3 = getattr(lib, f"scipy_LAPACKE_dpotrs{suffix}", None)
-                if f1 is None or f2 is None or f3 is None:
+                fs = [getattr(lib, f"scipy_LAPACKE_{name}{suffix}", None) for name in names]
+                if any(f is None for f in fs):
                     continue
-                for f in (f1, f2):
+                for f, args in zip(fs, argtypes(int_t)):
                     f.restype = int_t
-                    f.argtypes = [ctypes.c_int, ctypes.c_char, int_t, ctypes.c_void_p, int_t]
-                f3.restype = int_t
-                f3.argtypes = [ctypes.c_int, ctypes.c_char, int_t, int_t, ctypes.c_void_p, int_t]
-                f3.argtypes += [ctypes.c_void_p, int_t]
-                cand = LapackKernels(f1, f2, f3)
-                # self-test against NumPy on a small SPD matrix (column-major lower = C-order upper)
-                a = np.array([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
-                t = np.array(a)
-                rhs = np.array([[1.0, 2.0, 3.0], [0.5, -1.0, 0.25]])
-                x = np.array(rhs)
-                if cand.potrf(t) == 0 and cand.potrs(t, x) == 0 and cand.potri(t) == 0:
-                    ok_inv = np.allclose(np.triu(t), np.triu(np.linalg.inv(a)), rtol=1e-12, atol=1e-14)
-                    ok_sol = np.allclose(x, np.linalg.solve(a, rhs.T).T, rtol=1e-12, atol=1e-14)
-                    if ok_inv and ok_sol:
-                        found = cand
-                        break
-            if found is not None:
-                break
+                    f.argtypes = args
+                cand = build(*fs)
+                if selftest(cand):
+                    return cand
     except Exception:  # pragma: no cover - platform without these libraries
-        found = None
-    _KERNELS.append(found)
-    return found
+        return None
+    return None
 
 
 class BandKernels:
@@ -119,41 +124,27 @@ def band_kernels() -> BandKernels | None:
     """The GIL-free banded kernels, or None (then SciPy's wrappers are used, on one thread)."""
     if os.environ.get("PRIVACY_IPM_NO_KERNELS"):
         return None
-    if _BAND:
-        return _BAND[0]
-    found = None
-    try:
-        for lib in _openblas_libraries():
-            for suffix, int_t in (("", ctypes.c_int), ("64_", ctypes.c_int64)):
-                f1 = getattr(lib, f"scipy_LAPACKE_dpbtrf{suffix}", None)
-                f2 = getattr(lib, f"scipy_LAPACKE_dpbtrs{suffix}", None)
-                f3 = getattr(lib, f"scipy_LAPACKE_dtbtrs{suffix}", None)
-                if f1 is None or f2 is None or f3 is None:
-                    continue
-                c, i, p = ctypes.c_char, int_t, ctypes.c_void_p
-                f1.restype = f2.restype = f3.restype = int_t
-                f1.argtypes = [ctypes.c_int, c, i, i, p, i]
-                f2.argtypes = [ctypes.c_int, c, i, i, i, p, i, p, i]
-                f3.argtypes = [ctypes.c_int, c, c, c, i, i, i, p, i, p, i]
-                cand = BandKernels(f1, f2, f3)
-                # self-test against NumPy on a small SPD tridiagonal matrix
-                a = np.diag([4.0, 3.0, 2.0]) + np.diag([1.0, 0.5], 1) + np.diag([1.0, 0.5], -1)
-                ab = np.array([[4.0, 3.0, 2.0], [1.0, 0.5, 0.0]], order="F")
-                x = np.array([1.0, 2.0, 3.0])
-                y = np.array([1.0, 2.0, 3.0])
-                if cand.pbtrf(ab) == 0 and cand.pbtrs(ab, x) == 0 and cand.tbtrs(ab, y) == 0:
-                    L = np.linalg.cholesky(a)
-                    ok = np.allclose(x, np.linalg.solve(a, [1.0, 2.0, 3.0]), rtol=1e-12, atol=1e-14)
-                    ok = ok and np.allclose(y, np.linalg.solve(L, [1.0, 2.0, 3.0]), rtol=1e-12, atol=1e-14)
-                    if ok:
-                        found = cand
-                        break
-            if found is not None:
-                break
-    except Exception:  # pragma: no cover - platform without these libraries
-        found = None
-    _BAND.append(found)
-    return found
+    if not _BAND:
+
+        def argtypes(int_t):  # noqa: ANN001, ANN202
+            c, i, p = ctypes.c_char, int_t, ctypes.c_void_p
+            e = ctypes.c_int
+            return [[e, c, i, i, p, i], [e, c, i, i, i, p, i, p, i], [e, c, c, c, i, i, i, p, i, p, i]]
+
+        def selftest(cand: BandKernels) -> bool:
+            # against NumPy on a small SPD tridiagonal matrix
+            a = np.diag([4.0, 3.0, 2.0]) + np.diag([1.0, 0.5], 1) + np.diag([1.0, 0.5], -1)
+            ab = np.array([[4.0, 3.0, 2.0], [1.0, 0.5, 0.0]], order="F")
+            x = np.array([1.0, 2.0, 3.0])
+            y = np.array([1.0, 2.0, 3.0])
+            if cand.pbtrf(ab) != 0 or cand.pbtrs(ab, x) != 0 or cand.tbtrs(ab, y) != 0:
+                return False
+            ok = np.allclose(x, np.linalg.solve(a, [1.0, 2.0, 3.0]), rtol=1e-12, atol=1e-14)
+            L = np.linalg.cholesky(a)
+            return ok and np.allclose(y, np.linalg.solve(L, [1.0, 2.0, 3.0]), rtol=1e-12, atol=1e-14)
+
+        _BAND.append(_find(("dpbtrf", "dpbtrs", "dtbtrs"), argtypes, BandKernels, selftest))
+    return _BAND[0]
 
 
 def _openblas_libraries() -> list[object]:
