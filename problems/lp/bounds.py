@@ -359,11 +359,13 @@ def certify(
     """
     zr, t = repair(spec, z, eps)
     up = upper_bound(spec, zr) if zr is not None else math.inf
-    zt = tight_reference(spec, eps)
-    if zt is not None and verify(spec, zt, eps):
-        up_t = upper_bound(spec, zt)
-        if up_t < up:  # the solver's point was worse than E_d itself (e.g. a poor point, heavily mixed)
-            zr, t, up = zt, 1.0, up_t
+    # two closed-form candidates, verified like any point: E_d just inside the level, and the best constant
+    # mechanism (the optimum itself at small ε for many priors)
+    for zt in (tight_reference(spec, eps), spec.constant):
+        if zt is not None and verify(spec, zt, eps):
+            up_t = upper_bound(spec, zt)
+            if up_t < up:  # the solver's point was worse (e.g. a poor point, heavily mixed)
+                zr, t, up = zt, 1.0, up_t
     lo, d = lower_bound(spec, eps, nu, lam, up)
     lo = max(lo, float(known_lower))
     if lo > up:  # cannot happen for valid bounds; never report a contradiction as certified

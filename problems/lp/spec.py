@@ -77,6 +77,11 @@ class RatioLPSpec:
     scale_from:
         From this ε on, the sparse back ends solve the LP scaled by ``log_profile`` (see
         :mod:`problems.lp.backends`).
+    constant:
+        The best constant mechanism in these variables (or ``None``): feasible at every ε ≥ eps_min (ratio 1 for
+        PD-DP; p_X(x)/p_X(x') ≤ e^{ε_X} for PD-I), so an upper-bound candidate of the exact repair, verified like
+        any other point.  Where the optimum is that mechanism (small ε, i.i.d. priors) no back-end point needs to
+        be repaired.
     alt_log_scale:
         ``ε ↦ ln s`` of a second column scaling, tried by the ``CLARABEL-ALT`` back end (PD-I: the shape of
         the identifiability mechanism E_i).  Scaling only: it never enters a proof.
@@ -95,6 +100,7 @@ class RatioLPSpec:
     log_kappa_error: float = LOG_KAPPA_ERROR
     scale_from: float = 6.0
     alt_log_scale: Callable[[float], np.ndarray] | None = None
+    constant: np.ndarray | None = None
     cache: dict = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -270,6 +276,7 @@ def reduced_spec(
     log_profile: Callable[[float], np.ndarray],
     eps_min: float = 0.0,
     scale_from: float = 6.0,
+    constant: np.ndarray | None = None,
 ) -> RatioLPSpec:
     """The orbit-reduced ratio LP (joint types or distances); see :mod:`problems.orbit.programs`."""
     return RatioLPSpec(
@@ -283,4 +290,5 @@ def reduced_spec(
         log_profile=log_profile,
         eps_min=eps_min,
         scale_from=scale_from,
+        constant=constant,
     )

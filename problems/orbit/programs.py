@@ -200,15 +200,7 @@ class _Base:
         """ε = 0 on joint types: a 0-DP mechanism is constant (the neighbour graph is connected), and for a
         row-exchangeable prior E d(X, y) = n − Σ_k P(X_k = y_k) is least at y* = (a*, …, a*), a* the most
         likely value of a row.  In joint types: u[T] = 1 for T = t ⊗ e_{a*}, else 0."""
-        J = self.types
-        assert J is not None
-        px = np.exp(self.log_px_type)
-        mean_row = (px[:, None] * J.x_types).sum(axis=0) / self.n  # π̄_a = P(X_k = a)
-        a_star = int(np.argmax(mean_row))
-        T = J.T.reshape(J.size, self.m, self.m)
-        t = J.x_types[J.x_index]
-        onto = np.all(T[:, :, a_star] == t, axis=1)
-        u = onto.astype(float)
+        u = self._constant_u()
         value = float(self.lp.spec.c @ u)
         err = 4.0 * (u.size + 4) * 2.0**-53 * value
         bounds = Bounds(max(0.0, value - err), value + err)
@@ -219,6 +211,17 @@ class _Base:
         res = self._result(sol, self.reduction, self._extras())
         res.extras["theorem"] = theorem
         return res
+
+    def _constant_u(self) -> np.ndarray:
+        """The best constant mechanism in joint types: u[T] = 1 for T = t ⊗ e_{a*}, a* = argmax P(X_k = a)."""
+        J = self.types
+        assert J is not None
+        px = np.exp(self.log_px_type)
+        mean_row = (px[:, None] * J.x_types).sum(axis=0) / self.n  # π̄_a = P(X_k = a)
+        a_star = int(np.argmax(mean_row))
+        T = J.T.reshape(J.size, self.m, self.m)
+        t = J.x_types[J.x_index]
+        return np.all(T[:, :, a_star] == t, axis=1).astype(float)
 
     def _mechanism(self, u, reduction, extras):
         if self.space.size <= self.lift_limit:
@@ -286,6 +289,7 @@ class _PriorProgram(_Base):
                 program=self.program,
                 log_scale=log_scale,
                 eps_min=getattr(self, "eps_X", 0.0),
+                constant=self._constant_u(),
             )
         if self.backend == "auto":
             self.backend = choose_backend(self.reduction, sym.m, self.lp.K)

@@ -80,6 +80,8 @@ class ReducedLP:
         ``r ↦ ln u`` of the exponential mechanism at r = e^ε (column scaling and exact-repair reference).
     eps_min:
         The LP has a strictly feasible point for ε > eps_min (ε_X for PD-I).
+    constant:
+        The best constant mechanism in u (feasible for every ε ≥ eps_min), an upper-bound candidate.
     """
 
     def __init__(
@@ -95,6 +97,7 @@ class ReducedLP:
         log_scale: Callable[[float], np.ndarray],
         eps_min: float = 0.0,
         scale_from: float = 6.0,
+        constant: np.ndarray | None = None,
     ) -> None:
         start = time.perf_counter()
         self.program = program
@@ -112,6 +115,7 @@ class ReducedLP:
             log_profile=lambda eps: log_scale(math.exp(eps)),
             eps_min=eps_min,
             scale_from=scale_from,
+            constant=constant,
         )
         self.P = self.spec.P
         self.build_time = time.perf_counter() - start
