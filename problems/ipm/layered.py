@@ -99,10 +99,6 @@ class Layers:
             present, first = np.unique(lb, return_index=True)
             self.block_layers.append((lb, present, first))
 
-    def factor_bytes(self) -> float:
-        """Memory of one factorisation (band storage, 8 bytes per entry)."""
-        return 8.0 * float(self.store_offsets[-1])
-
 
 class LayeredFactor:
     """Banded Cholesky factors of every block and the Cholesky factor of the Schur complement.
