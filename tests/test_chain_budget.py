@@ -21,7 +21,7 @@ class _Slow:
     def __init__(self, name: str, seconds: float) -> None:
         self.name, self.seconds, self.limits = name, seconds, []
 
-    def solve(self, spec, eps, *, time_limit):  # noqa: ANN001, ANN201
+    def solve(self, spec, eps, *, time_limit, enough=None):  # noqa: ANN001, ANN201
         self.limits.append(time_limit)
         progress.note(iteration=1)
         time.sleep(self.seconds)

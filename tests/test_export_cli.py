@@ -110,7 +110,7 @@ def test_cli_exit_codes_follow_the_certificate(capsys, monkeypatch):
     assert "unknown solver 'NOPE'" in capsys.readouterr().err
     from problems.lp import backends
 
-    def boom(self, spec, eps, *, time_limit):  # noqa: ANN001, ANN202
+    def boom(self, spec, eps, *, time_limit, enough=None):  # noqa: ANN001, ANN202
         raise backends.BackendError("forced failure")
 
     for cls in (backends.ClarabelBackend, backends.HighsBackend, backends.ScsBackend):

@@ -108,7 +108,7 @@ def test_unknown_solver_is_bad_input() -> None:
 def test_a_failing_backend_is_recorded_and_the_next_one_answers(monkeypatch: pytest.MonkeyPatch) -> None:
     from problems.lp import backends
 
-    def boom(self, spec, eps, *, time_limit):  # noqa: ANN001, ANN202
+    def boom(self, spec, eps, *, time_limit, enough=None):  # noqa: ANN001, ANN202
         raise BackendError("forced failure")
 
     monkeypatch.setattr(backends.ClarabelBackend, "solve", boom)
@@ -124,7 +124,7 @@ def test_an_inaccurate_answer_is_not_optimal(monkeypatch: pytest.MonkeyPatch) ->
 
     orig = backends.ClarabelBackend.solve
 
-    def poor(self, spec, eps, *, time_limit):  # noqa: ANN001, ANN202
+    def poor(self, spec, eps, *, time_limit, enough=None):  # noqa: ANN001, ANN202
         raw = orig(self, spec, eps, time_limit=time_limit)
         z = 0.99 * raw.z + 0.01 * spec.reference(0.0)
         return backends.RawSolution(z, 0 * raw.nu, 0 * raw.lam, "Solved", 1, 0.0)
@@ -141,7 +141,7 @@ def test_an_inaccurate_answer_is_not_optimal(monkeypatch: pytest.MonkeyPatch) ->
 def test_all_backends_failing_gives_failed_with_valid_bounds(monkeypatch: pytest.MonkeyPatch) -> None:
     from problems.lp import backends
 
-    def boom(self, spec, eps, *, time_limit):  # noqa: ANN001, ANN202
+    def boom(self, spec, eps, *, time_limit, enough=None):  # noqa: ANN001, ANN202
         raise BackendError("forced failure")
 
     for cls in (backends.ClarabelBackend, backends.HighsBackend, backends.ScsBackend):
@@ -244,7 +244,7 @@ def test_a_solver_claiming_infeasibility_is_not_believed(monkeypatch: pytest.Mon
     that failed, never the answer; the next back end certifies the optimum."""
     from problems.lp import backends
 
-    def liar(self, spec, eps, *, time_limit):  # noqa: ANN001, ANN202
+    def liar(self, spec, eps, *, time_limit, enough=None):  # noqa: ANN001, ANN202
         return backends.RawSolution(
             np.zeros(spec.K), np.zeros(spec.G), np.zeros(spec.P), "PrimalInfeasible", 3, 0.0
         )

@@ -41,6 +41,7 @@ toolkit's own KKT check of the reduced LP (:meth:`ReducedLP.certificate
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 import numpy as np
 import scipy.linalg as sla
@@ -349,16 +350,22 @@ def solve_block_lp(
     bounded: bool = True,
     time_limit: float | None = None,
     layered: bool | None = None,
+    enough: Callable[[np.ndarray, np.ndarray, np.ndarray], bool] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int, float]:
     """Solve the block LP; returns ``(u, ν, λ, s, iterations, seconds)`` for rows ``u_s − rκ u_d ≤ 0``.
 
     Sign convention of :meth:`ReducedLP.certificate`: c + Aᵀν + Gᵀλ − s = 0, λ, s ≥ 0.  With
     ``bounded=False`` the rows u ≥ 0 are left out (the caller asserts that the ratio rows imply them, see
     :class:`~problems.orbit.reduced_lp.ReducedLP`); then s = 0 and H_b = G_bᵀDG_b, positive definite because
-    every variable has a reverse pair of rows with r > 1.
+    every variable has a reverse pair of rows with r > 1.  ``enough(u, ν, λ)`` (caller's order and scaling) may
+    end the iteration early: see :func:`~problems.ipm.structured.solve_block_angular`.
     """
     t0 = time.perf_counter()
     sysm = RaggedBlockSystem(c, A, b, src, dst, kappa, r, bounded=bounded, layered=layered)
+
+    def stop(u, nu, lam, s) -> bool:  # noqa: ANN001 - the caller's test, on the unscaled iterate
+        return bool(enough(*sysm.unscale(u, nu, lam, s)[:3]))
+
     # overflow/invalid values end the iteration ("non-finite iterate") and the caller falls back to Clarabel
     with BlasThreads(BLAS_THREADS), np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         u, nu, lam, s, iters = solve_block_angular(
@@ -369,6 +376,7 @@ def solve_block_lp(
             program=program,
             deflate_below=0.0,
             time_limit=time_limit,
+            enough=None if enough is None else stop,
             # layered systems stall at a KKT measure of ~1e-7 (the rounding floor of their normal equations) while
             # their multipliers already prove the value: the best iterate goes to the certificate, which decides
             accept=LAYERED_ACCEPT if sysm.layers is not None else 1e-7,

@@ -33,6 +33,7 @@ from __future__ import annotations
 import math
 import time
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -86,6 +87,11 @@ class RawSolution:
     seconds: float
 
 
+#: An early-stop test ``enough(z, ν, λ)`` in the spec's variables: a back end that can look at its iterates may
+#: stop at the first one that passes it (the chain passes its own certificate); the others ignore it.
+Enough = Callable[[np.ndarray, np.ndarray, np.ndarray], bool]
+
+
 class BackendError(Exception):
     """A back end could not produce a point (crash, time limit without a point, unsupported LP)."""
 
@@ -99,7 +105,9 @@ class Backend(Protocol):
 
     def supports(self, spec: RatioLPSpec) -> bool: ...
 
-    def solve(self, spec: RatioLPSpec, eps: float, *, time_limit: float) -> RawSolution: ...
+    def solve(
+        self, spec: RatioLPSpec, eps: float, *, time_limit: float, enough: Enough | None = None
+    ) -> RawSolution: ...
 
 
 def nonneg_implied(spec: RatioLPSpec) -> bool:
@@ -230,7 +238,9 @@ class ClarabelBackend(_DirectConic):
     def __init__(self, settings: dict | None = None) -> None:
         self.settings = settings or {}
 
-    def solve(self, spec: RatioLPSpec, eps: float, *, time_limit: float) -> RawSolution:
+    def solve(
+        self, spec: RatioLPSpec, eps: float, *, time_limit: float, enough: Enough | None = None
+    ) -> RawSolution:
         import clarabel
 
         if self.alternative and spec.alt_log_scale is None:
@@ -286,7 +296,9 @@ class ScsBackend(_DirectConic):
     name = "SCS"
     module = "scs"
 
-    def solve(self, spec: RatioLPSpec, eps: float, *, time_limit: float) -> RawSolution:
+    def solve(
+        self, spec: RatioLPSpec, eps: float, *, time_limit: float, enough: Enough | None = None
+    ) -> RawSolution:
         import scs
 
         t0 = time.perf_counter()
@@ -324,7 +336,9 @@ class HighsBackend:
     def supports(self, spec: RatioLPSpec) -> bool:
         return True
 
-    def solve(self, spec: RatioLPSpec, eps: float, *, time_limit: float) -> RawSolution:
+    def solve(
+        self, spec: RatioLPSpec, eps: float, *, time_limit: float, enough: Enough | None = None
+    ) -> RawSolution:
         from scipy.optimize import linprog
 
         t0 = time.perf_counter()
@@ -421,7 +435,9 @@ class CvxpyBackend:
             spec.cache["cvxpy_scaled"] = (problem, v, q, s, a1, a2, eq, ratio)
         return spec.cache["cvxpy_scaled"]
 
-    def solve(self, spec: RatioLPSpec, eps: float, *, time_limit: float) -> RawSolution:
+    def solve(
+        self, spec: RatioLPSpec, eps: float, *, time_limit: float, enough: Enough | None = None
+    ) -> RawSolution:
         import cvxpy as cp
 
         t0 = time.perf_counter()
@@ -472,7 +488,9 @@ class StructuredBackend:
     def supports(self, spec: RatioLPSpec) -> bool:
         return spec.dense is not None
 
-    def solve(self, spec: RatioLPSpec, eps: float, *, time_limit: float) -> RawSolution:
+    def solve(
+        self, spec: RatioLPSpec, eps: float, *, time_limit: float, enough: Enough | None = None
+    ) -> RawSolution:
         from ..errors import ProblemTooLargeError, SolverFailedError
         from ..ipm.structured import solve_ratio_lp_structured
 
@@ -490,6 +508,7 @@ class StructuredBackend:
                 eps,
                 program=spec.program,
                 time_limit=time_limit,
+                enough=enough,
             )
         except (SolverFailedError, ProblemTooLargeError, np.linalg.LinAlgError) as exc:
             raise BackendError(str(exc)) from exc
@@ -507,7 +526,9 @@ class BlockBackend:
     def supports(self, spec: RatioLPSpec) -> bool:
         return spec.dense is None
 
-    def solve(self, spec: RatioLPSpec, eps: float, *, time_limit: float) -> RawSolution:
+    def solve(
+        self, spec: RatioLPSpec, eps: float, *, time_limit: float, enough: Enough | None = None
+    ) -> RawSolution:
         from ..errors import ProblemTooLargeError, SolverFailedError
         from ..ipm.block import solve_block_lp
 
@@ -524,6 +545,7 @@ class BlockBackend:
                 program=spec.program,
                 bounded=not _drop(spec, eps),
                 time_limit=time_limit,
+                enough=enough,
             )
         except (SolverFailedError, ProblemTooLargeError, np.linalg.LinAlgError, FloatingPointError) as exc:
             raise BackendError(str(exc)) from exc

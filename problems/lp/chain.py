@@ -232,12 +232,19 @@ def solve(
     raw_point = None
     used_iters, used_time = None, 0.0
 
-    def run(be, level: float, why: str, k: int):  # noqa: ANN001, ANN202 - one attempt, within the budget
+    def run(be, level: float, why: str, k: int, duals=None):  # noqa: ANN001, ANN202 - one attempt, in the budget
         left = total - (time.perf_counter() - start)
         if left <= 0:
             raise BackendError(f"not run: the point's budget of {total:g} s is spent")
+
+        def enough(z: np.ndarray, nu: np.ndarray, lam: np.ndarray) -> bool:
+            # the certificate itself, on an iterate: a back end that can stop early stops once it is proved
+            # (with ``duals`` the lower bound comes from the attempt that proved the value, as below)
+            nu_c, lam_c = (nu, lam) if duals is None else duals
+            return certify(spec, eps, z, nu_c, lam_c, known_lower=best_lo, rtol=rtol).certified
+
         with ticking(f"{where}: attempt {k} {be.name} ({why})"):
-            return be.solve(spec, level, time_limit=min(limit, left))
+            return be.solve(spec, level, time_limit=min(limit, left), enough=enough)
 
     why = "first choice"
     for k, be in enumerate(order, start=1):
@@ -275,6 +282,7 @@ def solve(
                         level,
                         "re-solve at a tightened level: its value is proved, its point repairs poorly",
                         k,
+                        best_duals,
                     )
                 except BackendError as exc:
                     attempts.append(

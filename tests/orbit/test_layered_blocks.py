@@ -110,3 +110,35 @@ def test_layered_and_dense_block_factors_give_the_same_iterates():
     u1, *_ = solve_block_lp(*args, layered=True)
     u2, *_ = solve_block_lp(*args, bounded=True, layered=False)
     assert abs(spec.c @ u1 - spec.c @ u2) <= 1e-7 * spec.c @ u2
+
+
+def test_enough_ends_the_iteration_at_the_first_iterate_it_accepts():
+    """The early-stop test is asked only once the duality gap is small, and its first yes ends the iteration."""
+    from problems.ipm.structured import ENOUGH_GAP
+
+    spec = ReducedPDDP(parse_symmetric_prior(MIXTURE, 12, 2)).lp.spec
+    args = (spec.c, spec.A, spec.b, spec.src, spec.dst, spec.kappa, math.exp(1.0))
+    *_, full, _t = solve_block_lp(*args)
+    asked: list[float] = []
+
+    def enough(u, nu, lam) -> bool:  # noqa: ANN001
+        assert u.shape == (spec.K,) and nu.shape == (spec.G,) and lam.shape == (spec.P,)
+        asked.append(float(spec.c @ u))
+        return len(asked) == 2
+
+    u, *_, early, _t = solve_block_lp(*args, enough=enough)
+    assert len(asked) == 2 and early < full
+    ref = _highs(spec, 1.0)
+    assert abs(spec.c @ u - ref) <= 10 * ENOUGH_GAP * ref  # asked only near the optimum
+
+
+@pytest.mark.parametrize("prior", ["iid:0.3,0.7", MIXTURE])
+def test_chain_stops_the_block_method_once_certified(prior):
+    """Through the chain (which passes its certificate as the early-stop test): certified, equal to HiGHS."""
+    spec = ReducedPDI(parse_symmetric_prior(prior, 16, 2)).lp.spec
+    eps = spec.eps_min + 0.3
+    sol = solve_lp(spec, eps, solver="block")
+    ref = _highs(spec, eps)
+    assert str(sol.status) == "optimal"
+    assert sol.bounds.lower - 1e-9 <= ref <= sol.bounds.upper + 1e-9
+    assert abs(sol.value - ref) <= 1e-6 * ref
