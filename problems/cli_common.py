@@ -12,8 +12,9 @@ the numerical modules are loaded, so a bad input is refused in well under a seco
 * **JSON.** :func:`dumps` is the one emitter: indentation :data:`JSON_INDENT`, non-finite numbers written as
   ``null`` and listed in ``"non_finite"`` (field path and the value as text: ``"inf"``, ``"-inf"``, ``"nan"``).
 * **Exit codes** (``problems.lp.status.EXIT_CODES``): 0 certified, 1 proved infeasible, 2 bad input,
-  3 not certified, 4 too large.  :func:`run` maps the toolkit's exceptions to them and prints
-  ``error: <message>`` on stderr — never a traceback for an error the toolkit raises on purpose.
+  3 not certified, 4 too large, 5 internal error.  :func:`run` maps the toolkit's exceptions to them and prints
+  ``error: <message>`` on stderr — never a traceback for an error the toolkit raises on purpose; any other
+  exception is a bug: one line naming it and the command line, exit 5, its traceback only with ``--debug``.
 """
 
 from __future__ import annotations
@@ -22,8 +23,10 @@ import argparse
 import json
 import math
 import os
+import shlex
 import sys
 import tempfile
+import traceback
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -101,13 +104,27 @@ class Parser(argparse.ArgumentParser):
         raise UsageError(f"{message} (see {self.prog} --help)")
 
 
+#: Anywhere on a command line: an internal error (exit 5) also prints its traceback.
+DEBUG_FLAG = "--debug"
+
+
 def parse_args(parser: argparse.ArgumentParser, argv) -> argparse.Namespace | int:  # noqa: ANN001
-    """``parser.parse_args(argv)``, or exit code 2 after ``error: …`` on stderr."""
+    """``parser.parse_args(argv)``, or exit code 2 after ``error: …`` on stderr.
+
+    :data:`DEBUG_FLAG` is accepted anywhere and sets ``args.debug``; ``args.argv`` keeps the command line for the
+    message of an internal error (:func:`run`).
+    """
+    argv = list(sys.argv[1:] if argv is None else argv)
+    debug = DEBUG_FLAG in argv
+    rest = [a for a in argv if a != DEBUG_FLAG]
     try:
-        return parser.parse_args(argv)
+        args = parser.parse_args(rest)
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_CODES["bad-input"]
+    args.debug = debug
+    args.argv = rest
+    return args
 
 
 # ---------------------------------------------------------------------------------------------- argument types
@@ -438,5 +455,17 @@ def run(func: Callable[[argparse.Namespace], int | None], args: argparse.Namespa
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:  # noqa: BLE001 - a bug: one line and exit 5, never exit 1 ("proved infeasible")
+        if getattr(args, "debug", False):
+            traceback.print_exc()
+        line = " ".join(shlex.quote(a) for a in getattr(args, "argv", []))
+        text = " ".join(str(exc).split())[:300]
+        print(
+            f"error: internal error ({type(exc).__name__}: {text}) running `{line}`; this is a bug in the "
+            f"toolkit: please report it with this command line"
+            + ("" if getattr(args, "debug", False) else f" (rerun with {DEBUG_FLAG} for the traceback)"),
+            file=sys.stderr,
+        )
+        return EXIT_CODES["internal"]
     finally:
         warnings.showwarning = previous

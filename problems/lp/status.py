@@ -56,4 +56,5 @@ EXIT_CODES: dict[str, int] = {
     "inaccurate": 3,
     "failed": 3,
     "too-large": 4,
+    "internal": 5,
 }
