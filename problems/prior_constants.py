@@ -28,13 +28,14 @@ import math
 
 import numpy as np
 
-from .priors import Prior
+from .priors import Prior, require_prior
 
 __all__ = ["eps_X", "eps_tilde", "eps_tilde_iid", "t_of_eps", "eps_of_t", "feasibility_polynomials"]
 
 
 def eps_X(prior: Prior) -> float:
     """ε_X = max over neighbours x ~ x' of ln p_X(x)/p_X(x') (paper 002, (16)); ``inf`` without full support."""
+    prior = require_prior(prior, "eps_X")
     if not prior.has_full_support:
         return math.inf
     i, j = prior.space.neighbour_pairs
@@ -57,6 +58,7 @@ def eps_of_t(t: float, m: int) -> float:
 
 def feasibility_polynomials(prior: Prior) -> np.ndarray:
     """Coefficients ``C[k, x]`` of g_x(t) = Σ_k C[k, x] t^k = ((I − tJ)^{⊗n} p_X)(x)."""
+    prior = require_prior(prior, "feasibility_polynomials")
     n = prior.n
     coef = np.zeros((n + 1,) + prior.space.shape)
     coef[0] = prior.tensor()
@@ -76,6 +78,7 @@ def eps_tilde_iid(row_pmf) -> float:
 
 def eps_tilde(prior: Prior, *, tol: float = 1e-14) -> float:
     """ε̃_X of a prior (see the module docstring); ``inf`` when no finite ε is feasible."""
+    prior = require_prior(prior, "eps_tilde")
     m = prior.m
     if prior.kind in ("uniform", "iid"):
         return eps_tilde_iid(prior.row_pmfs[0])

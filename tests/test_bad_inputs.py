@@ -907,3 +907,14 @@ if __name__ == "__main__":
     begin, end = "<!-- catalogue: begin -->\n", "<!-- catalogue: end -->"
     doc.write_text(text[: text.index(begin) + len(begin)] + markdown() + text[text.index(end) :])
     print(f"updated {doc}")
+
+
+@pytest.mark.parametrize("name", ["eps_X", "eps_tilde", "feasibility_polynomials"])
+def test_prior_constants_refuse_a_bare_list_with_a_typed_error(name):
+    """A list has no database space (which neighbours to compare would be a guess): a typed error, not an
+    AttributeError."""
+    import problems.prior_constants as pc
+    from problems.errors import InvalidInputError
+
+    with pytest.raises(InvalidInputError, match=r"takes a problems\.priors\.Prior, got list"):
+        getattr(pc, name)([0.5, 0.5])
