@@ -58,26 +58,15 @@ def test_the_ticker_is_silent_unless_enabled(capsys):
     assert capsys.readouterr().err == ""
 
 
-def test_tightened_resolve_certifies_what_the_mixture_repair_could_not():
+def test_tightened_resolve_certifies_what_the_mixture_repair_could_not(highs_optimum):
     """Mixture prior, n = 30, PD-DP ε = 0.5 with Clarabel first: its point repairs to 47 % above the optimum by
     mixing; the re-solve at ε − δ is certified and matches HiGHS on the same LP (tight tolerances)."""
-    from scipy.optimize import linprog
-
     spec = ReducedPDDP(parse_symmetric_prior("mixture:0.5,0.5/0.8,0.2/0.3,0.7", 30, 2)).lp.spec
     sol = chain.solve(spec, 0.5, solver="clarabel")
     names = [a for a, _ in sol.stats.attempts]
     assert names[0] == "CLARABEL" and any(a.startswith("CLARABEL@ε−") for a in names)
     assert str(sol.status) == "optimal"
-    ref = linprog(
-        spec.c,
-        A_ub=spec.ratio_matrix(0.5),
-        b_ub=np.zeros(spec.P),
-        A_eq=spec.A,
-        b_eq=spec.b,
-        bounds=(0, None),
-        method="highs",
-        options={"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10},
-    ).fun
+    ref = highs_optimum(spec, 0.5)
     assert sol.bounds.lower - 1e-9 <= ref <= sol.bounds.upper + 1e-9
     assert abs(sol.value - ref) <= 1e-6 * ref
 

@@ -10,7 +10,6 @@ import math
 
 import numpy as np
 import pytest
-from scipy.optimize import linprog
 
 from problems.errors import InvalidInputError
 from problems.ipm.block import RaggedBlockSystem, solve_block_lp
@@ -20,21 +19,6 @@ from problems.orbit import ReducedPDDP, ReducedPDI, symmetric_iid
 from problems.orbit.symmetric_prior import parse_symmetric_prior
 
 MIXTURE = "mixture:0.5,0.5/0.8,0.2/0.3,0.7"
-
-
-def _highs(spec, eps: float) -> float:
-    res = linprog(
-        spec.c,
-        A_ub=spec.ratio_matrix(eps),
-        b_ub=np.zeros(spec.P),
-        A_eq=spec.A,
-        b_eq=spec.b,
-        bounds=(0, None),
-        method="highs",
-        options={"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10},
-    )
-    assert res.status == 0
-    return float(res.fun)
 
 
 def test_m2_blocks_are_layered_and_m3_blocks_are_not():
@@ -93,11 +77,11 @@ def test_layered_solves_equal_dense_solves_of_the_normal_equations(n):
     ("prior", "eps"),
     [("iid:0.3,0.7", 1.5), (MIXTURE, 0.5), (MIXTURE, 3.0), ("contagious:0.2", 1.0)],
 )
-def test_block_backend_on_layered_blocks_is_certified_and_matches_highs(prior, eps):
+def test_block_backend_on_layered_blocks_is_certified_and_matches_highs(prior, eps, highs_optimum):
     """PD-DP, n = 20, through the chain with the block method first: certified, and equal to HiGHS."""
     spec = ReducedPDDP(parse_symmetric_prior(prior, 20, 2)).lp.spec
     sol = solve_lp(spec, eps, solver="block")
-    ref = _highs(spec, eps)
+    ref = highs_optimum(spec, eps)
     assert str(sol.status) == "optimal"
     assert sol.bounds.lower - 1e-9 <= ref <= sol.bounds.upper + 1e-9
     assert abs(sol.value - ref) <= 1e-6 * ref
@@ -112,7 +96,7 @@ def test_layered_and_dense_block_factors_give_the_same_iterates():
     assert abs(spec.c @ u1 - spec.c @ u2) <= 1e-7 * spec.c @ u2
 
 
-def test_enough_ends_the_iteration_at_the_first_iterate_it_accepts():
+def test_enough_ends_the_iteration_at_the_first_iterate_it_accepts(highs_optimum):
     """The early-stop test is asked only once the duality gap is small, and its first yes ends the iteration."""
     from problems.ipm.structured import ENOUGH_GAP
 
@@ -128,17 +112,17 @@ def test_enough_ends_the_iteration_at_the_first_iterate_it_accepts():
 
     u, *_, early, _t = solve_block_lp(*args, enough=enough)
     assert len(asked) == 2 and early < full
-    ref = _highs(spec, 1.0)
+    ref = highs_optimum(spec, 1.0)
     assert abs(spec.c @ u - ref) <= 10 * ENOUGH_GAP * ref  # asked only near the optimum
 
 
 @pytest.mark.parametrize("prior", ["iid:0.3,0.7", MIXTURE])
-def test_chain_stops_the_block_method_once_certified(prior):
+def test_chain_stops_the_block_method_once_certified(prior, highs_optimum):
     """Through the chain (which passes its certificate as the early-stop test): certified, equal to HiGHS."""
     spec = ReducedPDI(parse_symmetric_prior(prior, 16, 2)).lp.spec
     eps = spec.eps_min + 0.3
     sol = solve_lp(spec, eps, solver="block")
-    ref = _highs(spec, eps)
+    ref = highs_optimum(spec, eps)
     assert str(sol.status) == "optimal"
     assert sol.bounds.lower - 1e-9 <= ref <= sol.bounds.upper + 1e-9
     assert abs(sol.value - ref) <= 1e-6 * ref
@@ -146,10 +130,23 @@ def test_chain_stops_the_block_method_once_certified(prior):
 
 @pytest.mark.slow
 def test_pd_i_n100_is_certified():
-    """i.i.d. (0.3, 0.7), n = 100, PD-I at ε_X + 0.3: the block point breaks rows on entries of ~1e-22 only;
-    the closure repairs it, and the value lies inside the rigorous bounds (slow: ~1 minute)."""
+    """i.i.d. (0.3, 0.7), n = 100, PD-I at ε_X + 0.3: the block point breaks rows on entries of ~1e-22 only; the
+    closure repairs it.  References independent of the block method (HiGHS fails on this LP): the safe dual bound
+    from Clarabel's multipliers (Clarabel is inaccurate here: its bound is 0.4 % below the value), and E_d at ε − ε_X, feasible in closed form, so the
+    value is at most h(ε − ε_X) (paper 002, Theorem 1)."""
+    from problems.closed_forms import h
+    from problems.lp.backends import ClarabelBackend
+    from problems.lp.bounds import lower_bound
+
     prog = ReducedPDI(parse_symmetric_prior("iid:0.3,0.7", 100, 2))
-    eps = prog.lp.spec.eps_min + 0.3
+    spec = prog.lp.spec
+    eps = spec.eps_min + 0.3
     res = prog.solve(eps, path="lp")
     assert str(res.status) == "optimal"
     assert res.bounds.upper - res.bounds.lower <= 1e-6 * res.bounds.upper
+    assert res.bounds.lower <= res.value <= res.bounds.upper
+    raw = ClarabelBackend().solve(spec, eps, time_limit=600)
+    lo_clarabel, _ = lower_bound(spec, eps, raw.nu, raw.lam, res.bounds.upper)  # the proved upper bound
+    assert lo_clarabel <= res.bounds.upper
+    assert res.value - lo_clarabel <= 1e-2 * res.value
+    assert res.value <= float(h(0.3, 100, 2))
