@@ -1,0 +1,98 @@
+"""Sphinx configuration of the privacy-problems documentation site.
+
+Build (offline: no intersphinx inventory is fetched)::
+
+    python -m pip install -e ".[docs]"
+    python -m sphinx -W -b html docs docs/_build/html
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+DOCS = Path(__file__).resolve().parent
+ROOT = DOCS.parent
+sys.path.insert(0, str(ROOT))  # document this checkout, not an installed copy
+sys.path.insert(0, str(DOCS / "_ext"))
+os.environ.setdefault("OMP_NUM_THREADS", "1")  # the gallery's solvers share the build machine's cores
+
+import problems  # noqa: E402
+
+project = "privacy-problems"
+author = "the privacy-problems authors"
+copyright = "the privacy-problems authors"
+release = problems.__version__
+version = release
+
+extensions = [
+    "myst_parser",
+    "numpydoc",
+    "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
+    "sphinx.ext.mathjax",
+    "sphinx.ext.viewcode",
+    "sphinx_gallery.gen_gallery",
+]
+
+source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
+root_doc = "index"
+exclude_patterns = [
+    "_build",
+    "sg_execution_times.rst",
+    "figures/**",  # images and generated tables that pages embed, not pages
+    "gallery/**/*.ipynb",
+    "gallery/**/*.py",
+    "gallery/**/*.md5",
+    "gallery/**/*.json",
+    "gallery/**/*.zip",
+]
+templates_path = ["_templates"]
+
+# --- Markdown (MyST): the existing pages use $…$ maths, GitHub tables and relative links to .md files.
+myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist"]
+myst_heading_anchors = 3
+
+# --- API reference: autosummary pages from the NumPy-style docstrings.
+autosummary_generate = True
+autosummary_imported_members = True
+autodoc_default_options = {"members": True, "show-inheritance": True}
+autodoc_typehints = "none"  # the signature shows them; numpydoc renders the parameter sections
+autodoc_mock_imports: list[str] = []
+numpydoc_show_class_members = False
+numpydoc_class_members_toctree = False
+numpydoc_validation_checks: set[str] = set()
+numpydoc_xref_param_type = False
+
+# --- No network at build time.
+intersphinx_mapping: dict = {}
+
+# --- Gallery: examples/plot_*.py, executed at build time, figures and printed output embedded.
+sphinx_gallery_conf = {
+    "examples_dirs": str(ROOT / "examples"),
+    "gallery_dirs": "gallery",
+    "filename_pattern": r"/plot_",
+    "ignore_pattern": r"^(?!plot_)",
+    "within_subsection_order": "FileNameSortKey",
+    "download_all_examples": False,
+    "remove_config_comments": True,
+    "abort_on_example_error": True,
+    "matplotlib_animations": False,
+    "image_scrapers": ("matplotlib", "figure_scraper"),
+    "reset_modules": ("matplotlib",),
+    "show_memory": False,
+    "plot_gallery": "True",
+}
+
+# --- HTML: the PyData theme.
+html_theme = "pydata_sphinx_theme"
+html_title = f"privacy-problems {release}"
+html_theme_options = {
+    "navbar_align": "left",
+    "show_toc_level": 2,
+    "navigation_with_keys": False,
+    "header_links_before_dropdown": 6,
+}
+html_static_path: list[str] = []
+html_show_sourcelink = False
