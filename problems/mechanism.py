@@ -103,6 +103,22 @@ class Mechanism:
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(p_y > 0, joint / np.where(p_y > 0, p_y, 1.0), 0.0)
 
+    def to_pandas(self):  # -> pandas.DataFrame
+        """The matrix as a ``pandas.DataFrame`` labelled by inputs (index ``x``) and outputs (columns ``y``).
+
+        pandas is imported here and is not a dependency: without it this raises
+        :class:`~problems.notebook.PandasUnavailableError` (an :class:`ImportError`).
+        """
+        from .notebook import mechanism_to_pandas
+
+        return mechanism_to_pandas(self)
+
+    def _repr_html_(self) -> str:
+        """Jupyter's view: the labelled matrix, elided beyond 10 rows or columns."""
+        from .notebook import mechanism_html
+
+        return mechanism_html(self)
+
 
 def exponential_mechanism(space: DatabaseSpace, eps: float) -> Mechanism:
     """E_d (paper 002, (27)): p_{Y|X}(y|x) = e^{−ε d(x,y)}/(1+(m−1)e^{−ε})ⁿ = (K_ε^{⊗n})_{xy}.

@@ -122,3 +122,9 @@ class SolveResult:
         if include_mechanism:
             d["mechanism"] = self.mechanism.matrix.tolist()
         return d
+
+    def _repr_html_(self) -> str:
+        """Jupyter's view: status, value, rigorous bounds, solver and a small table of the mechanism."""
+        from .notebook import result_html
+
+        return result_html(self)
