@@ -1,7 +1,7 @@
 """Notebook views of results and mechanisms: compact HTML (``_repr_html_``) and labelled pandas tables.
 
-Jupyter shows an object through its ``_repr_html_`` method; :class:`~problems.result.SolveResult` (and so
-every result derived from it) and :class:`~problems.mechanism.Mechanism` delegate to the functions here.
+Jupyter shows an object through its ``_repr_html_`` method; :class:`~problems.SolveResult` (and so
+every result derived from it) and :class:`~problems.Mechanism` delegate to the functions here.
 A result shows its program, status, value, rigorous bounds ``lower ≤ optimum ≤ upper`` with their gap, the
 solver, and a small table of the mechanism ``p(y | x)`` (rows: inputs, columns: outputs); large mechanisms
 show their first and last rows and columns only.
@@ -43,7 +43,7 @@ _HEAD = "padding:1px 6px;text-align:right"
 
 
 class PandasUnavailableError(PrivacyToolkitError, ImportError):
-    """pandas is not installed; ``pip install pandas`` enables :meth:`Mechanism.to_pandas`."""
+    """pandas is not installed; ``pip install pandas`` enables :meth:`problems.Mechanism.to_pandas`."""
 
 
 def _number(x: Any) -> str:
