@@ -111,7 +111,10 @@ LITERAL_DOCSTRINGS = {"problems.measures", "problems.model.privacy", "problems.p
 
 def _literal_docstring(app, what, name, obj, options, lines):
     if name in LITERAL_DOCSTRINGS and lines:
-        lines[:] = ["::", ""] + [f"    {line}" if line else "" for line in lines] + [""]
+        # the first line stays prose (it is the summary in the API tables) unless it has a bare "|" too
+        head = [lines[0], ""] if "|" not in lines[0] else []
+        rest = lines[len(head) // 2 :]
+        lines[:] = head + ["::", ""] + [f"    {line}" if line else "" for line in rest] + [""]
 
 
 def setup(app):
