@@ -58,6 +58,7 @@ toolkit's rigorous bounds (:mod:`problems.lp.bounds`, through the chain of :mod:
 from __future__ import annotations
 
 import os
+import sys
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -75,6 +76,8 @@ from .rows import reverse_pairs, scaled_ratio_rows  # noqa: F401 - reverse_pairs
 
 __all__ = ["solve_ratio_lp_structured", "StructuredIPMData", "SOLVER_NAME"]
 
+#: ``PRIVACY_IPM_TRACE=1`` prints one line per iteration on stderr (for developers)
+_TRACE = bool(os.environ.get("PRIVACY_IPM_TRACE"))
 SOLVER_NAME = "STRUCTURED-IPM"
 #: fraction of the step to the boundary
 ETA = 0.995
@@ -563,6 +566,29 @@ def _steps(
     return min(_max_step(zt, dz), _max_step(w, dw)), min(_max_step(lam, dlam), _max_step(s, ds))
 
 
+def _trace(
+    it: int,
+    mu: float,
+    pres: float,
+    dres: float,
+    gap: float,
+    sigma: float,
+    ap: float,
+    ad: float,
+    kept: int,
+    vz: np.ndarray,
+    vw: np.ndarray,
+) -> None:
+    """One line per iteration on stderr (``PRIVACY_IPM_TRACE=1``): the measures, the centring parameter, the
+    step lengths and the spread of the complementarity products relative to μ."""
+    print(
+        f"it {it:3d} mu {mu:.1e} pres {pres:.1e} dres {dres:.1e} gap {gap:.1e} sigma {sigma:.2f} "
+        f"ap {ap:.3f} ad {ad:.3f} correctors {kept} zs/mu [{vz.min():.1e}, {vz.max():.1e}] "
+        f"wl/mu [{vw.min():.1e}, {vw.max():.1e}]",
+        file=sys.stderr,
+    )
+
+
 def _default_threads() -> int:
     """Threads over the blocks: the machine's cores (at most 4), when GIL-free LAPACK kernels are available."""
     if lapack_kernels() is None:
@@ -851,6 +877,8 @@ def solve_block_angular(
             eta = ETA
             ap, ad = _steps(zt, w, lam, s, (dz, dw, dnu, dlam, ds), bounded)
             ap, ad = eta * ap, eta * ad
+            if _TRACE:
+                _trace(it, mu, pres, dres, gap, sigma, ap, ad, kept, zt * s / mu, w * lam / mu)
             zt = zt + ap * dz
             w = w + ap * dw
             nu = nu + ad * dnu
