@@ -17,11 +17,11 @@ from __future__ import annotations
 import time
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 
 import cvxpy as cp
 
 from .errors import InfeasibleProgramError, InvalidInputError, SolverFailedError
+from .solver_stats import SolverStats
 
 __all__ = ["SolverStats", "available_solvers", "solve_with_fallback", "DEFAULT_ORDER"]
 
@@ -41,40 +41,6 @@ _DEFAULT_OPTIONS: dict[str, dict] = {
     },
     "SCS": {"eps_abs": 1e-9, "eps_rel": 1e-9, "max_iters": 200_000},
 }
-
-
-@dataclass(frozen=True)
-class SolverStats:
-    """What the solver layer did.
-
-    Attributes
-    ----------
-    solver:
-        Name of the solver whose solution was used.
-    solve_time:
-        Seconds spent inside that solver (as reported by CVXPY, or wall time if it reports none).
-    compile_time:
-        Seconds of CVXPY canonicalisation before the first solve of this problem (0 on DPP re-solves).
-    iterations:
-        Solver iterations, if reported.
-    attempts:
-        ``(solver, outcome)`` for every solver tried, in order, including the successful one.
-    """
-
-    solver: str
-    solve_time: float
-    compile_time: float = 0.0
-    iterations: int | None = None
-    attempts: tuple[tuple[str, str], ...] = field(default_factory=tuple)
-
-    def to_dict(self) -> dict:
-        return {
-            "solver": self.solver,
-            "solve_time": self.solve_time,
-            "compile_time": self.compile_time,
-            "iterations": self.iterations,
-            "attempts": [list(a) for a in self.attempts],
-        }
 
 
 def available_solvers(*, lp: bool = False) -> list[str]:

@@ -22,7 +22,7 @@ the E×E Schur complement :math:`S = \sum_b A_bY_b`.  A Newton solve then costs 
 :math:`Y_b^\top f_b` (the right-hand side :math:`AH^{-1}f`) and one ``potrs`` per block,
 :math:`\Delta u_b = H_b^{-1}(f_b - A_b^\top\Delta\nu)`.  Blocks are spread over one Python thread per
 available core, at most 4; the LAPACK calls go through ctypes and release the GIL
-(:func:`~problems.ipm.structured.lapack_kernels`).
+(:func:`~problems.ipm.lapack.lapack_kernels`).
 
 Where the rows u ≥ 0 are implied by the ratio rows (``bounded=False``, see :class:`~problems.orbit.reduced_lp.ReducedLP`)
 they are left out: s ≡ 0, :math:`H_b = G_b^\top DG_b` (positive definite for e^ε > 1) and the dual equation is
@@ -32,7 +32,7 @@ directions are the tight components); a per-block diagonal shift and longer iter
 Clarabel (``docs/orbit_reduction.md`` §10).
 
 The iteration itself — Mehrotra predictor–corrector with Gondzio correctors and iterative refinement on the
-unreduced KKT residual — is :func:`~problems.ipm.structured.solve_block_angular`, shared with the
+unreduced KKT residual — is :func:`~problems.ipm.iteration.solve_block_angular`, shared with the
 dense method; :class:`RaggedBlockSystem` is the block system it runs on.  The result is certified by the
 toolkit's own KKT check of the reduced LP (:meth:`ReducedLP.certificate
 <problems.orbit.reduced_lp.ReducedLP.certificate>`), exactly as for the Clarabel back end.
@@ -49,10 +49,10 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
 from ..errors import InvalidInputError, ProblemTooLargeError, SolverFailedError
+from .iteration import BLAS_THREADS, SOLVER_NAME, schur_cholesky, solve_block_angular
 from .lapack import BlasThreads, lapack_kernels
 from .layered import LayeredFactor, Layers, layers_of
 from .rows import scaled_ratio_rows
-from .structured import BLAS_THREADS, SOLVER_NAME, schur_cholesky, solve_block_angular
 
 __all__ = ["RaggedBlockSystem", "solve_block_lp", "BLOCK_SOLVER_NAME", "MAX_BLOCK_SIZE", "MAX_BLOCK_BYTES"]
 
@@ -74,7 +74,7 @@ MAX_BLOCK_BYTES = 4e9
 
 class RaggedBlockSystem:
     r"""The LP ``min c'u, Au = b, u[src] − rκ u[dst] ≤ 0, u ≥ 0`` as a block system for
-    :func:`~problems.ipm.structured.solve_block_angular`.
+    :func:`~problems.ipm.iteration.solve_block_angular`.
 
     Variables are renumbered so that each block (connected component of the moves) is contiguous; all
     arrays the iteration sees are flat vectors in that order (u and s of length K, w and λ of length P).
@@ -358,7 +358,7 @@ def solve_block_lp(
     ``bounded=False`` the rows u ≥ 0 are left out (the caller asserts that the ratio rows imply them, see
     :class:`~problems.orbit.reduced_lp.ReducedLP`); then s = 0 and H_b = G_bᵀDG_b, positive definite because
     every variable has a reverse pair of rows with r > 1.  ``enough(u, ν, λ)`` (caller's order and scaling) may
-    end the iteration early: see :func:`~problems.ipm.structured.solve_block_angular`.
+    end the iteration early: see :func:`~problems.ipm.iteration.solve_block_angular`.
     """
     t0 = time.perf_counter()
     sysm = RaggedBlockSystem(c, A, b, src, dst, kappa, r, bounded=bounded, layered=layered)

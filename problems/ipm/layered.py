@@ -28,7 +28,7 @@ on the trailing part of the band that they reach.
 **Newton solves.**  :math:`H^{-1}f` is one ``dpbtrs`` per block.
 
 The iteration (Mehrotra predictor–corrector, Gondzio correctors, iterative refinement) is
-:func:`~problems.ipm.structured.solve_block_angular`, shared with the dense and the ragged block methods; the
+:func:`~problems.ipm.iteration.solve_block_angular`, shared with the dense and the ragged block methods; the
 answer is certified by the toolkit's bounds, never by this module.
 """
 
@@ -38,8 +38,8 @@ import numpy as np
 import scipy.linalg as sla
 from scipy.linalg.lapack import dpbtrf, dpbtrs, dtbtrs
 
+from .iteration import schur_cholesky
 from .lapack import BandKernels, band_kernels
-from .structured import schur_cholesky
 
 __all__ = ["Layers", "layers_of", "LayeredFactor", "SHIFT_TRIES", "COLUMN_GROUP"]
 

@@ -33,12 +33,12 @@ leaves the normal equations :math:`H\Delta z + A^\top\Delta\nu = f`, :math:`A\De
 Per iteration: N dense Cholesky factorisations and inversions of N×N matrices (LAPACK ``potrf``/``potri``,
 :math:`\approx N^4` flops in total), one N×N Cholesky, and batched matrix–vector products.  A general sparse
 LDLᵀ of the whole KKT system (Clarabel/QDLDL) does the same elimination without dense kernels and is ~10–30×
-slower here.  The predictor, the corrector and up to :data:`MAX_CORRECTORS` Gondzio centrality correctors
-(:func:`_centrality_correctors`) share one factorisation; Newton solves get up to :data:`REFINE_STEPS` steps of
-iterative refinement on the unreduced KKT residual.
+slower here.  The iteration (predictor, corrector, Gondzio centrality correctors sharing one factorisation,
+iterative refinement on the unreduced KKT residual) is :func:`~problems.ipm.iteration.solve_block_angular`,
+shared with the orbit-reduced block methods; this module supplies the dense block system it runs on.
 
-**Parallelism.**  The blocks are factorised on :func:`_default_threads` Python threads calling LAPACKE through
-ctypes (which releases the GIL; :func:`_lapack_kernels`), and each Newton solve works on chunks of columns on
+**Parallelism.**  The blocks are factorised on one Python thread per core (at most 4) calling LAPACKE through
+ctypes (which releases the GIL; :func:`~problems.ipm.lapack.lapack_kernels`), and each Newton solve works on chunks of columns on
 a thread pool (NumPy releases the GIL in its kernels).  OpenBLAS's own threads are held at one meanwhile.
 
 **Degeneracy.**  Near the optimum the blocks :math:`H_y` have near-null directions (connected sets of tight
@@ -57,83 +57,38 @@ toolkit's rigorous bounds (:mod:`problems.lp.bounds`, through the chain of :mod:
 
 from __future__ import annotations
 
-import os
-import sys
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Protocol
 
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 from scipy.linalg import lapack
 
-from ..errors import ProblemTooLargeError, SolverFailedError
-from ..progress import note
+from ..errors import ProblemTooLargeError
+from .iteration import (  # noqa: F401 - the iteration's names, re-exported for the dense method's callers
+    BLAS_THREADS,
+    ENOUGH_GAP,
+    REFINE_CONTRACTION,
+    REFINE_STEPS,
+    SOLVER_NAME,
+    BlockSystem,
+    schur_cholesky,
+    solve_block_angular,
+)
 from .lapack import BlasThreads, lapack_kernels
 from .rows import reverse_pairs, scaled_ratio_rows  # noqa: F401 - reverse_pairs re-exported
 
 __all__ = ["solve_ratio_lp_structured", "StructuredIPMData", "SOLVER_NAME"]
 
-#: ``PRIVACY_IPM_TRACE=1`` prints one line per iteration on stderr (for developers)
-_TRACE = bool(os.environ.get("PRIVACY_IPM_TRACE"))
-SOLVER_NAME = "STRUCTURED-IPM"
-#: fraction of the step to the boundary
-ETA = 0.995
-#: OpenBLAS threads during the solve (many small LAPACK calls: 1 is fastest, and robust under load)
-BLAS_THREADS = 1
-#: maximum iterative-refinement steps per Newton solve (on the unreduced KKT residual)
-REFINE_STEPS = 8
-#: iterative refinement also stops when a step reduces the error by less than this factor
-REFINE_CONTRACTION = 0.5
-#: relative accuracy at which iterative refinement of a Newton solve stops
-REFINE_TOL = 1e-10
-#: at most this many Gondzio centrality correctors per iteration (0 disables them)
-MAX_CORRECTORS = 2
-#: Gondzio corrector parameters: target box [β_min, β_max]·σμ, trial step min(1, stretch·α + plus), and the
-#: factor by which a corrector must lengthen the shorter step to be kept
-MCC_BETA = (0.1, 10.0)
-MCC_STRETCH = 1.5
-MCC_PLUS = 0.1
-MCC_GAIN = 1.01
-#: Mehrotra centring σ = min(SIGMA_MAX, (μ_aff/μ)^SIGMA_POWER)
-SIGMA_POWER = 3
-SIGMA_MAX = 1.0
-#: below this μ every Newton solve (also predictor and correctors) is refined
-REFINE_ALL_BELOW = 1e-9
 #: leave out the rows Z ≥ 0 when the ratio rows imply them (ε ≥ IMPLIED_BOUNDS_MIN_EPS): s ≡ 0
 DROP_IMPLIED_BOUNDS = True
 IMPLIED_BOUNDS_MIN_EPS = 0.05
-#: stop when the best iterate, already within ``accept``, has not improved for this many iterations
-STALL_ITERATIONS = 6
 #: a near-null direction u of H_y is deflated when uᵀH_yu < DEFLATION_CUTOFF · max diag(H_y)
 DEFLATION_CUTOFF = 1e-7
-#: relative duality gap below which the caller's early-stop test (its certificate) is asked at every iterate
-ENOUGH_GAP = 1e-6
 #: largest N³ buffer of block inverses (bytes); above it the method refuses (N = 512 needs 1.07 GB)
 MAX_BUFFER_BYTES = 4e9
-
-
-class BlockSystem(Protocol):
-    """What :func:`solve_block_angular` needs of a block-angular LP (dense: :class:`StructuredIPMData`;
-    ragged: :class:`problems.ipm.block.RaggedBlockSystem`)."""
-
-    b: np.ndarray
-    ct: np.ndarray
-    bounded: bool
-    refine_steps: int
-    refine_contraction: float
-
-    def start(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]: ...
-    def A(self, zt: np.ndarray) -> np.ndarray: ...
-    def AT(self, nu: np.ndarray) -> np.ndarray: ...
-    def G(self, zt: np.ndarray) -> np.ndarray: ...
-    def GT(self, v: np.ndarray) -> np.ndarray: ...
-    def H_parts(self, D: np.ndarray, E: np.ndarray) -> tuple[np.ndarray, np.ndarray]: ...
-    def chunks(self, k: int) -> list[slice]: ...
-    def factor(self, diag, off, threads, deflation, pool=None): ...  # noqa: ANN001, ANN201
-    def deflation(self, zt, w, r_g, D, E, diag) -> dict: ...  # noqa: ANN001
 
 
 class StructuredIPMData:
@@ -250,17 +205,6 @@ class StructuredIPMData:
     def H_apply(self, D: np.ndarray, E: np.ndarray, zt: np.ndarray) -> np.ndarray:
         """H z in block layout."""
         return self.GT(D * self.G(zt)) + E * zt
-
-
-def schur_cholesky(S: np.ndarray) -> tuple[np.ndarray, bool]:
-    """Cholesky factor (``scipy.linalg.cho_factor``) of the symmetrised Schur complement, with a 1e-14 relative
-    diagonal shift if it is not numerically positive definite (refinement absorbs the perturbation)."""
-    S = 0.5 * (S + S.T)
-    try:
-        return sla.cho_factor(S, lower=True, check_finite=False)
-    except np.linalg.LinAlgError:
-        S[np.diag_indices(S.shape[0])] += 1e-14 * np.max(np.abs(np.diag(S)))
-        return sla.cho_factor(S, lower=True, check_finite=False)
 
 
 class _BlockFactor:
@@ -548,363 +492,6 @@ def _deflation(
         y = int(ys[lo])
         out[y] = (np.ascontiguousarray(Ud[:, lo:hi]), float(tau_y[y]), np.ascontiguousarray(HUd[:, lo:hi]))
     return out
-
-
-def _max_step(x: np.ndarray, dx: np.ndarray) -> float:
-    """Largest α ∈ (0, 1] with x + α dx ≥ 0 (x > 0)."""
-    worst = float(np.max(-dx / x))  # α·(−dx/x) ≤ 1 for every component
-    return 1.0 if worst <= 1.0 else 1.0 / worst
-
-
-def _steps(
-    zt: np.ndarray, w: np.ndarray, lam: np.ndarray, s: np.ndarray, d: tuple[np.ndarray, ...], bounded: bool
-) -> tuple[float, float]:
-    """Largest primal and dual steps in (0, 1] keeping (z, w) and (λ, s) non-negative (z, s only if bounded)."""
-    dz, dw, _, dlam, ds = d
-    if not bounded:
-        return _max_step(w, dw), _max_step(lam, dlam)
-    return min(_max_step(zt, dz), _max_step(w, dw)), min(_max_step(lam, dlam), _max_step(s, ds))
-
-
-def _trace(
-    it: int,
-    mu: float,
-    pres: float,
-    dres: float,
-    gap: float,
-    sigma: float,
-    ap: float,
-    ad: float,
-    kept: int,
-    vz: np.ndarray,
-    vw: np.ndarray,
-) -> None:
-    """One line per iteration on stderr (``PRIVACY_IPM_TRACE=1``): the measures, the centring parameter, the
-    step lengths and the spread of the complementarity products relative to μ."""
-    print(
-        f"it {it:3d} mu {mu:.1e} pres {pres:.1e} dres {dres:.1e} gap {gap:.1e} sigma {sigma:.2f} "
-        f"ap {ap:.3f} ad {ad:.3f} correctors {kept} zs/mu [{vz.min():.1e}, {vz.max():.1e}] "
-        f"wl/mu [{vw.min():.1e}, {vw.max():.1e}]",
-        file=sys.stderr,
-    )
-
-
-def _default_threads() -> int:
-    """Threads over the blocks: the machine's cores (at most 4), when GIL-free LAPACK kernels are available."""
-    if lapack_kernels() is None:
-        return 1
-    return max(
-        1, min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
-    )
-
-
-class _Newton:
-    r"""Newton directions at one iterate, sharing one factorisation, with iterative refinement.
-
-    Solves (1) :math:`A^\top\Delta\nu + G^\top\Delta\lambda - \Delta s = -r_d`, (2) :math:`A\Delta z = -r_p`,
-    (3) :math:`G\Delta z + \Delta w = -r_g`, (4) :math:`\Lambda\Delta w + W\Delta\lambda = r_\lambda`,
-    (5) :math:`S\Delta z + Z\Delta s = r_s` by the reduced system; (3), (4), (1) are imposed exactly when the
-    other components are recovered, and the rounding left in (2) and (5) is removed by up to
-    :data:`REFINE_STEPS` refinement steps on the unreduced residual.
-    """
-
-    def __init__(self, data, fac, zt, w, lam, s, D, r_d, r_p, r_g, mu, bnorm, pool=None) -> None:  # noqa: ANN001
-        self.data, self.fac = data, fac
-        self.zt, self.w, self.lam, self.s, self.D = zt, w, lam, s, D
-        self.r_d, self.r_p, self.r_g, self.mu, self.bnorm = r_d, r_p, r_g, mu, bnorm
-        self.refine_tol = REFINE_TOL
-        # a block system may ask for longer refinement (its normal equations are solved less accurately)
-        self.refine_steps = data.refine_steps
-        self.refine_contraction = data.refine_contraction
-        self.bounded = data.bounded
-        self.pool = pool
-        self.chunks = data.chunks(1 if pool is None else pool._max_workers)
-
-    def _map(self, fn, chunks):  # noqa: ANN001, ANN202
-        if self.pool is None or len(chunks) == 1:
-            return [fn(c) for c in chunks]
-        return list(self.pool.map(fn, chunks))
-
-    def raw(
-        self,
-        rd: np.ndarray | None,
-        rp: np.ndarray | None,
-        rg: np.ndarray | None,
-        rs: np.ndarray,
-        rl: np.ndarray,
-    ) -> list[np.ndarray]:
-        """One unrefined Newton solve (``None`` stands for a zero residual); blocks of columns in parallel."""
-        data, fac, w = self.data, self.fac, self.w
-        f = np.empty_like(rs)
-        Hf = np.empty_like(rs)
-
-        def stage1(c: slice) -> np.ndarray:
-            t = rl[c] / w[c]
-            if rg is not None:
-                t += self.D[c] * rg[c]
-            fc = rs[c] / self.zt[c] if self.bounded else np.zeros_like(rs[c])
-            fc -= data.GT(t)
-            if rd is not None:
-                fc -= rd[c]
-            f[c] = fc
-            return fac.forward(fc, c, Hf)
-
-        rhs1 = sum(self._map(stage1, self.chunks))
-        if rp is not None:
-            rhs1 = rhs1 + rp  # Σ_y Δz_y = −r_p
-        dnu, tt = fac.coupling(rhs1, f)
-        dz = np.empty_like(rs)
-        dw = np.empty_like(rl)
-        dlam = np.empty_like(rl)
-        ds = np.empty_like(rs)
-        e1 = None if self.bounded else np.empty_like(rs)
-
-        def stage2(c: slice) -> None:
-            dz[c] = fac.backward(f[c], dnu, c, Hf)
-
-        self._map(stage2, self.chunks)
-        fac.border(dz, tt)
-
-        def stage3(c: slice) -> None:
-            dwc = -data.G(dz[c])
-            if rg is not None:
-                dwc -= rg[c]
-            dw[c] = dwc
-            dlam[c] = (rl[c] - self.lam[c] * dwc) / w[c]
-            dsc = data.GT(dlam[c])
-            dsc += data.AT(dnu)
-            if rd is not None:
-                dsc += rd[c]
-            if self.bounded:
-                ds[c] = dsc
-            else:  # no s: dsc is the rounding left in equation (1), refined by solve()
-                ds[c] = 0.0
-                e1[c] = dsc
-
-        self._map(stage3, self.chunks)
-        self.e1 = e1
-        return [dz, dw, dnu, dlam, ds]
-
-    def solve(
-        self, r_s: np.ndarray, r_l: np.ndarray, *, homogeneous: bool = False, refine: bool = True
-    ) -> tuple[np.ndarray, ...]:
-        """Newton direction for the complementarity right-hand sides (r_s, r_l).
-
-        ``homogeneous=True`` solves with zero feasibility residuals (a centrality corrector's system);
-        ``refine=False`` skips iterative refinement (directions used only for centring or step prediction).
-        """
-        if homogeneous:
-            r_d = r_p = r_g = None
-        else:
-            r_d, r_p, r_g = self.r_d, self.r_p, self.r_g
-        d = self.raw(r_d, r_p, r_g, r_s, r_l)
-        scale_s = np.maximum(np.abs(r_s), self.mu)
-        err_old = np.inf
-        for _ in range(self.refine_steps if refine else 0):
-            dz, dw, dnu, dlam, ds = d
-            e2 = -self.data.A(dz) if r_p is None else -r_p - self.data.A(dz)
-            e5 = r_s - (self.s * dz + self.zt * ds) if self.bounded else np.zeros_like(r_s)
-            err = max(float(np.max(np.abs(e5) / scale_s)), float(np.max(np.abs(e2))) / self.bnorm)
-            e1 = self.e1
-            if e1 is not None:  # without bounds the dual equation (1) is refined too (cost scaled to ≤ 1)
-                err = max(err, float(np.max(np.abs(e1))))
-            if err < self.refine_tol or err > self.refine_contraction * err_old:
-                break
-            err_old = err
-            corr = self.raw(e1, -e2, None, e5, np.zeros_like(r_l))
-            d = [x + y for x, y in zip(d, corr)]
-        return tuple(d)
-
-
-def _centrality_correctors(
-    newton: _Newton,
-    zt: np.ndarray,
-    w: np.ndarray,
-    lam: np.ndarray,
-    s: np.ndarray,
-    direction: tuple[np.ndarray, ...],
-    target: float,
-    max_correctors: int,
-    refine: bool = False,
-) -> tuple[tuple[np.ndarray, ...], int]:
-    r"""Gondzio's multiple centrality correctors (Gondzio 1996; Colombo & Gondzio 2008).
-
-    With the predictor–corrector direction and its step lengths :math:`\alpha_p, \alpha_d`, take the trial
-    point at the enlarged steps :math:`\tilde\alpha = \min(1, 1.5\alpha + 0.1)`, project its complementarity
-    products :math:`v` onto :math:`[\beta_{\min}\sigma\mu, \beta_{\max}\sigma\mu]` (outliers above are
-    pulled down by at most :math:`\beta_{\max}\sigma\mu`), and add the Newton direction for that change
-    (zero feasibility residuals, the same factorisation).  A corrector is kept only if it lengthens the
-    shorter step by at least 1 %; otherwise the loop stops.  Returns the direction and the number kept.
-    """
-    bmin, bmax = MCC_BETA
-    lo, hi = bmin * target, bmax * target
-
-    def steps(d: tuple[np.ndarray, ...]) -> tuple[float, float]:
-        return _steps(zt, w, lam, s, d, newton.bounded)
-
-    def push(v: np.ndarray) -> np.ndarray:
-        t = np.where(v < lo, lo - v, 0.0)
-        return np.where(v > hi, np.maximum(hi - v, -hi), t)
-
-    ap, ad = steps(direction)
-    kept = 0
-    for _ in range(max_correctors):
-        if min(ap, ad) >= 1.0:
-            break
-        tp, td = min(1.0, MCC_STRETCH * ap + MCC_PLUS), min(1.0, MCC_STRETCH * ad + MCC_PLUS)
-        dz, dw, dnu, dlam, ds = direction
-        vz = (zt + tp * dz) * (s + td * ds)
-        vw = (w + tp * dw) * (lam + td * dlam)
-        corr = newton.solve(push(vz), push(vw), homogeneous=True, refine=refine)
-        trial = tuple(x + y for x, y in zip(direction, corr))
-        ap1, ad1 = steps(trial)
-        if min(ap1, ad1) < MCC_GAIN * min(ap, ad):
-            break
-        direction, ap, ad = trial, ap1, ad1
-        kept += 1
-    return direction, kept
-
-
-def solve_block_angular(
-    data: BlockSystem,
-    *,
-    tol: float = 1e-9,
-    max_iter: int = 100,
-    threads: int | None = None,
-    program: str = "ratio-lp",
-    deflate_below: float = 1e-4,
-    accept: float = 1e-7,
-    max_correctors: int | None = None,
-    time_limit: float | None = None,
-    enough: Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], bool] | None = None,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
-    """Mehrotra predictor–corrector on the scaled block-angular LP; returns (Zᵀ, ν, λ, s, iterations).
-
-    ``time_limit`` (seconds) ends the iteration like ``max_iter`` does (the best acceptable iterate is
-    returned, else :class:`SolverFailedError`).  ``enough(Zᵀ, ν, λ, s)`` (scaled iterate) is asked at every
-    iterate whose relative duality gap is below :data:`ENOUGH_GAP`; the first iterate it accepts is returned
-    (the caller passes its certificate, so the iteration ends as soon as the answer is proved).
-
-    Arrays are in the *scaled* problem and block layout ``[y, ·]``; see :func:`solve_ratio_lp_structured`.
-    """
-    threads = _default_threads() if threads is None else threads
-    max_correctors = MAX_CORRECTORS if max_correctors is None else max_correctors
-    b = data.b
-    ct = data.ct
-    zt, w, lam, s, nu = data.start()
-    # a block system without the bounds z ≥ 0 (implied by its other rows) has s ≡ 0 and no s∘z pairs
-    deadline = None if time_limit is None else time.perf_counter() + float(time_limit)
-    bounded = data.bounded
-    n_comp = (zt.size if bounded else 0) + w.size
-    bnorm = 1.0 + float(np.max(np.abs(b)))
-    cnorm = 1.0 + float(np.max(np.abs(ct)))
-    last = "max_iter"
-    best: tuple = (np.inf,)
-    short = 0
-    pool = ThreadPoolExecutor(threads) if threads > 1 else None
-    try:
-        for it in range(max_iter + 1):
-            Gz = data.G(zt)
-            r_d = ct + data.AT(nu) + data.GT(lam) - s
-            r_p = data.A(zt) - b
-            r_g = Gz + w
-            comp = float(np.sum(zt * s) + np.sum(w * lam))
-            mu = comp / n_comp
-            pobj = float(np.sum(ct * zt))
-            dobj = -float(b @ nu)
-            pres = max(float(np.max(np.abs(r_p))), float(np.max(np.abs(r_g)))) / bnorm
-            dres = float(np.max(np.abs(r_d))) / cnorm
-            gap = abs(pobj - dobj) / (1.0 + abs(pobj))
-            merit = max(pres, dres, gap, comp / (1.0 + abs(pobj)))
-            note(iteration=it, kkt=f"{merit:.1e}")
-            if merit <= tol:
-                return zt, nu, lam, s, it
-            if enough is not None and gap <= ENOUGH_GAP and enough(zt, nu, lam, s):
-                return zt, nu, lam, s, it
-            if merit < best[0]:
-                best = (merit, zt, nu, lam, s, it)
-            if it == max_iter:
-                break
-            if deadline is not None and time.perf_counter() > deadline:
-                last = f"time limit of {time_limit:g} s reached at iteration {it}"
-                break
-            if not np.all(np.isfinite([pres, dres, gap, mu])):
-                last = "non-finite iterate"
-                break
-            D = lam / w
-            E = s / zt if bounded else np.zeros_like(zt)
-            diag, off = data.H_parts(D, E)
-            defl = data.deflation(zt, w, r_g, D, E, diag) if mu < deflate_below else {}
-            fac = None
-            reg = 0.0
-            scale = float(np.max(diag))
-            for _attempt in range(6):
-                try:
-                    fac = data.factor(diag + reg, off, threads, defl, pool)
-                    break
-                except np.linalg.LinAlgError as exc:
-                    last = f"factorisation failed: {exc}"
-                    reg = scale * (1e-14 if reg == 0.0 else 100 * reg / scale)
-            if fac is None:
-                break
-
-            newton_sys = _Newton(data, fac, zt, w, lam, s, D, r_d, r_p, r_g, mu, bnorm, pool)
-            newton = newton_sys.solve
-            # early on the unrefined directions are accurate to ~1e-10 relative: predictor and centrality
-            # correctors skip refinement until deflation starts (where cancellation sets in).  (Refining only the
-            # sum of the corrector and the centrality correctors, once, was measured: faster, but at m = 2,
-            # n = 150 the iteration then stalled at a KKT measure of 1.4e-6 and missed the certificate.)
-            late = mu < REFINE_ALL_BELOW
-
-            # predictor (affine scaling)
-            dz, dw, dnu, dlam, ds = newton(-s * zt, -lam * w, refine=late)
-            ap, ad = _steps(zt, w, lam, s, (dz, dw, dnu, dlam, ds), bounded)
-            mu_aff = (
-                float(np.sum((zt + ap * dz) * (s + ad * ds)) + np.sum((w + ap * dw) * (lam + ad * dlam)))
-                / n_comp
-            )
-            sigma = min(SIGMA_MAX, (mu_aff / mu) ** SIGMA_POWER) if mu > 0 else 0.0
-            # corrector
-            dz, dw, dnu, dlam, ds = newton(
-                sigma * mu - s * zt - dz * ds,
-                sigma * mu - lam * w - dw * dlam,
-            )
-            kept = 0
-            if max_correctors > 0:
-                (dz, dw, dnu, dlam, ds), kept = _centrality_correctors(
-                    newton_sys, zt, w, lam, s, (dz, dw, dnu, dlam, ds), sigma * mu, max_correctors, late
-                )
-            eta = ETA
-            ap, ad = _steps(zt, w, lam, s, (dz, dw, dnu, dlam, ds), bounded)
-            ap, ad = eta * ap, eta * ad
-            if _TRACE:
-                _trace(it, mu, pres, dres, gap, sigma, ap, ad, kept, zt * s / mu, w * lam / mu)
-            zt = zt + ap * dz
-            w = w + ap * dw
-            nu = nu + ad * dnu
-            lam = lam + ad * dlam
-            s = s + ad * ds
-            if min(ap, ad) < 1e-12:
-                last = f"step length collapsed at iteration {it}"
-                break
-            # stalled at the rounding floor: a step of under 1 % twice in a row after the best iterate was
-            # already acceptable
-            short = short + 1 if min(ap, ad) < 1e-2 else 0
-            if short >= 2 and best[0] <= accept and it - best[5] >= 2:
-                last = f"stalled at iteration {it}"
-                break
-            # or: no better iterate for STALL_ITERATIONS iterations once one was acceptable
-            if best[0] <= accept and it - best[5] >= STALL_ITERATIONS:
-                last = f"stalled at iteration {it}"
-                break
-    finally:
-        if pool is not None:
-            pool.shutdown(wait=True)
-    if best[0] <= accept:
-        # stalled near the optimum (rounding limits further progress): return the best iterate; the caller
-        # certifies it independently
-        return best[1], best[2], best[3], best[4], best[5]
-    raise SolverFailedError(program, [(SOLVER_NAME, f"{last} (best KKT measure {best[0]:.1e})")])
 
 
 def solve_ratio_lp_structured(

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..certificate import Certificate
 from ..progress import say, ticking
-from ..solver import SolverStats
+from ..solver_stats import SolverStats
 from .backends import DEFAULT_TIME_LIMIT, BackendError, resolve_order
 from .bounds import RELATIVE_GAP, Bounds, certified, certify, lower_bound
 from .spec import RatioLPSpec
