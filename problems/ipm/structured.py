@@ -202,10 +202,6 @@ class StructuredIPMData:
         off = off + off[:, self.rev]
         return diag, off
 
-    def H_apply(self, D: np.ndarray, E: np.ndarray, zt: np.ndarray) -> np.ndarray:
-        """H z in block layout."""
-        return self.GT(D * self.G(zt)) + E * zt
-
 
 class _BlockFactor:
     r"""Factorisation of the reduced Newton system :math:`H_y\Delta z_y + \Delta\nu = f_y`, :math:`\sum_y\Delta z_y = g`.
