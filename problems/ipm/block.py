@@ -184,8 +184,9 @@ class RaggedBlockSystem:
             Ab[np.searchsorted(rws, sub.row), sub.col] = sub.data
             self.block_rows.append(rws)
             self.block_A.append(Ab)
-        self.local_i = self.pi - self.offsets[label[order][self.pi]] if P else self.pi
-        self.local_j = self.pj - self.offsets[label[order][self.pj]] if P else self.pj
+        if self.layers is None:  # the dense block factors' local indices (layered blocks use Layers)
+            self.local_i = self.pi - self.offsets[label[order][self.pi]] if P else self.pi
+            self.local_j = self.pj - self.offsets[label[order][self.pj]] if P else self.pj
         self.sizes = sizes  # the factorisation hands blocks to the threads largest first
         self._buffers = [] if self.layers is not None else [np.empty((int(n), int(n))) for n in sizes]
 

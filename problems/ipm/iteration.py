@@ -267,7 +267,9 @@ class _Newton:
                 break
             err_old = err
             corr = self.raw(e1, -e2, None, e5, np.zeros_like(r_l))
-            d = [x + y for x, y in zip(d, corr)]
+            for x, y in zip(d, corr):  # in place: d's arrays are this method's own (fewer P-sized copies)
+                x += y
+            del corr
         return tuple(d)
 
 
@@ -311,7 +313,10 @@ def _centrality_correctors(
         vz = (zt + tp * dz) * (s + td * ds)
         vw = (w + tp * dw) * (lam + td * dlam)
         corr = newton.solve(push(vz), push(vw), homogeneous=True, refine=refine)
-        trial = tuple(x + y for x, y in zip(direction, corr))
+        del vz, vw
+        for x, y in zip(corr, direction):  # the trial direction, built in the corrector's own arrays
+            x += y
+        trial = corr
         ap1, ad1 = steps(trial)
         if min(ap1, ad1) < MCC_GAIN * min(ap, ad):
             break
