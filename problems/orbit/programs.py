@@ -48,6 +48,7 @@ from ..database import DENSE_LIMIT, DatabaseSpace
 from ..errors import InfeasibleProgramError, InvalidInputError, ShapeMismatchError
 from ..lp import Bounds
 from ..lp.backends import SCALE_MIN_EPS, check_solver
+from ..lp.tiny import in_tiny_regime
 from ..mechanism import Mechanism
 from ..priors import Prior
 from ..result import SolveResult
@@ -99,13 +100,12 @@ class DistanceLP:
         A = sp.csr_matrix(np.ones((1, n + 1)))
         lvals = np.arange(n + 1, dtype=float)
 
-        def log_scale(r: float) -> np.ndarray:  # E_d: P(d = l) = N_l θ^l/(1+(m−1)θ)^n, θ = e^{−ε}
-            e = math.log(r)
+        def log_profile(e: float) -> np.ndarray:  # E_d: P(d = l) = N_l θ^l/(1+(m−1)θ)^n, θ = e^{−ε}
             return logN - lvals * e - n * math.log1p((m - 1) * math.exp(-e))
 
         # the distance chain spans e^{−nε}: always solved scaled by E_d
         self.lp = ReducedLP(
-            c, A, np.ones(1), src, dst, lk, program=program, log_scale=log_scale, scale_from=0.0
+            c, A, np.ones(1), src, dst, lk, program=program, log_profile=log_profile, scale_from=0.0
         )
         self.log_counts = logN
 
@@ -275,8 +275,7 @@ class _PriorProgram(_Base):
             lk = self._log_kappa(mv)
             logc, dist, n_, m_ = J.log_count_given_x, J.distance, sym.n, sym.m
 
-            def log_scale(r: float) -> np.ndarray:  # E_d: P(T | t) = c(T|t) Π K_ab^{T_ab}
-                e = math.log(r)
+            def log_profile(e: float) -> np.ndarray:  # E_d: P(T | t) = c(T|t) Π K_ab^{T_ab}
                 return logc - dist * e - n_ * math.log1p((m_ - 1) * math.exp(-e))
 
             self.lp = ReducedLP(
@@ -287,7 +286,7 @@ class _PriorProgram(_Base):
                 mv.dst,
                 lk,
                 program=self.program,
-                log_scale=log_scale,
+                log_profile=log_profile,
                 eps_min=getattr(self, "eps_X", 0.0),
                 constant=self._constant_u(),
             )
@@ -317,7 +316,8 @@ class _PriorProgram(_Base):
         eps = check_eps(eps)
         if path not in ("auto", "lp", "theorem"):
             raise InvalidInputError(f"path must be 'auto', 'lp' or 'theorem', got {path!r}")
-        if self.reduction == "distance" and (path != "lp" or eps == 0.0):
+        tiny = in_tiny_regime(self.lp.spec, eps)  # large ε: the LP answers without solving (lp.tiny)
+        if self.reduction == "distance" and (path != "lp" or eps == 0.0) and not tiny:
             return self._distance_theorem(eps)
         if eps == 0.0:  # no interior: the best constant mechanism, constructed
             return self._constant_theorem()
@@ -424,7 +424,7 @@ class ReducedPDI(_PriorProgram):
             )
         if path not in ("auto", "lp", "theorem"):
             raise InvalidInputError(f"path must be 'auto', 'lp' or 'theorem', got {path!r}")
-        if path != "lp":
+        if path != "lp" and not (e >= self.eps_X and in_tiny_regime(self.lp.spec, e)):
             res = self._theorem(e)
             if res is not None:
                 return res
@@ -468,7 +468,7 @@ class ReducedRPD(_Base):
         from ..closed_forms import check_eps
 
         eps = check_eps(eps)
-        if path != "lp" or eps == 0.0:
+        if (path != "lp" or eps == 0.0) and not in_tiny_regime(self.lp.spec, eps):
             res = self._distance_theorem(eps)
         else:
             sol = self.lp.solve(eps, backend=self.backend, solver=solver or self.solver)

@@ -20,6 +20,7 @@ import numpy as np
 
 from ..errors import InvalidInputError
 from ..lp.backends import check_solver
+from ..lp.tiny import in_tiny_regime
 from ..mechanism import exponential_mechanism
 from ..prior_constants import eps_X
 from ..priors import Prior, require_prior
@@ -85,7 +86,8 @@ class PDDP:
         from ..closed_forms import check_eps
 
         eps = check_eps(eps)
-        if check_path(path) != "lp" or eps == 0.0:  # at ε = 0 the LP has no interior: always the theorem
+        tiny = in_tiny_regime(self.lp.spec, eps)  # large ε: the LP answers without solving (lp.tiny)
+        if (check_path(path) != "lp" or eps == 0.0) and not tiny:  # ε = 0: no interior, always the theorem
             res = self._theorem(eps)
             if res is not None:
                 return res

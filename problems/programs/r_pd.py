@@ -21,6 +21,7 @@ from ..closed_forms import apply_kron, check_eps, kernel
 from ..database import DatabaseSpace
 from ..errors import InvalidInputError
 from ..lp.backends import check_solver
+from ..lp.tiny import in_tiny_regime
 from ..resources import require_dense_lp
 from ..result import SolveResult
 from ._lp_result import lp_result, theorem_result
@@ -73,7 +74,7 @@ class RPD:
                 "paper 002 Lemma 1 at ε = 0 (columns of q constant in x)",
                 extras={"p_x": p_x},
             )
-        if check_path(path) != "lp":
+        if check_path(path) != "lp" and not in_tiny_regime(self.lp.spec, eps):  # large ε: lp.tiny answers
             q0 = apply_kron(kernel(eps, m), np.eye(N), n) / N
             got = theorem_point(self.lp.spec, eps, q0.ravel(), lower)
             if got is not None:
