@@ -38,6 +38,12 @@ def eps_X(prior: Prior) -> float:
     prior = require_prior(prior, "eps_X")
     if not prior.has_full_support:
         return math.inf
+    if prior.kind == "uniform":
+        return 0.0  # exactly: every database has the same mass
+    if prior.kind == "iid":
+        from .orbit.programs import iid_eps_X
+
+        return iid_eps_X(prior.row_pmfs[0])
     i, j = prior.space.neighbour_pairs
     logp = np.log(prior.pmf)
     return float(max(0.0, np.max(logp[i] - logp[j])))
@@ -73,6 +79,8 @@ def feasibility_polynomials(prior: Prior) -> np.ndarray:
 def eps_tilde_iid(row_pmf) -> float:
     """ε̃_X for an i.i.d. prior π^{⊗n}: ln((1 − (m−1)π_min)/π_min)."""
     row = np.asarray(row_pmf, dtype=float)
+    if float(row.min()) == float(row.max()):
+        return 0.0  # a uniform row: π_min = 1/m = t at ε = 0, exactly
     return eps_of_t(float(row.min()), row.size)
 
 

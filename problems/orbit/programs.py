@@ -49,6 +49,7 @@ from ..errors import InfeasibleProgramError, InvalidInputError, ShapeMismatchErr
 from ..lp import Bounds
 from ..lp.backends import SCALE_MIN_EPS, check_solver
 from ..lp.tiny import in_tiny_regime
+from ..programs.theorem import SMALL_EPS_THEOREM, constant_lower, small_eps
 from ..mechanism import Mechanism
 from ..priors import Prior
 from ..result import SolveResult
@@ -192,11 +193,16 @@ class _Base:
         bounds = Bounds(value * (1 - CLOSED_FORM_MARGIN), value * (1 + CLOSED_FORM_MARGIN))
         u = np.exp(self.lp.spec.log_profile(eps))
         u = u / u.sum()
-        theorem = "paper 002 Lemma 1 (R-PD = h), Lemma 5 and Theorem 1 (19) / Lemma 4 with ε_X = ε̃_X = 0"
+        theorem = {
+            "r-pd": "paper 002 Lemma 1: R-PD = h(ε), attained by E_d with a uniform input marginal (R-PD has no "
+            "prior: the input marginal is a variable)",
+            "pd-dp": "paper 002 Lemma 5 (E_d) and Theorem 1 (19), uniform prior (ε_X = 0)",
+            "pd-i": "paper 002 Lemma 4 (E_i = E_d), uniform prior (ε̃_X = 0), and Lemma 1",
+        }[self.program]
         sol = self._theorem_solution(u, value, bounds, theorem, eps)
         return self._result(sol, "distance", {"theorem": theorem})
 
-    def _constant_theorem(self) -> SolveResult:
+    def _constant_theorem(self, eps: float = 0.0) -> SolveResult:
         """ε = 0 on joint types: a 0-DP mechanism is constant (the neighbour graph is connected), and for a
         row-exchangeable prior E d(X, y) = n − Σ_k P(X_k = y_k) is least at y* = (a*, …, a*), a* the most
         likely value of a row.  In joint types: u[T] = 1 for T = t ⊗ e_{a*}, else 0."""
@@ -207,7 +213,10 @@ class _Base:
         theorem = (
             "ε = 0: a 0-DP mechanism is constant; the best one outputs (a*, …, a*), a* = argmax P(X_k = a)"
         )
-        sol = self._theorem_solution(u, value, bounds, theorem, 0.0)
+        if eps > 0:  # nε ≤ 1e-7: the optimum is at least e^{−nε} times the constant's (programs.theorem)
+            bounds = Bounds(constant_lower(bounds.lower, eps, self.n), bounds.upper)
+            theorem = SMALL_EPS_THEOREM
+        sol = self._theorem_solution(u, value, bounds, theorem, eps)
         res = self._result(sol, self.reduction, self._extras())
         res.extras["theorem"] = theorem
         return res
@@ -319,8 +328,8 @@ class _PriorProgram(_Base):
         tiny = in_tiny_regime(self.lp.spec, eps)  # large ε: the LP answers without solving (lp.tiny)
         if self.reduction == "distance" and (path != "lp" or eps == 0.0) and not tiny:
             return self._distance_theorem(eps)
-        if eps == 0.0:  # no interior: the best constant mechanism, constructed
-            return self._constant_theorem()
+        if eps == 0.0 or (small_eps(eps, self.n) and getattr(self, "eps_X", 0.0) == 0.0):
+            return self._constant_theorem(eps)  # no interior (or nε ≤ 1e-7): the best constant mechanism
         if path == "theorem" and self.program == "pd-dp":
             raise InvalidInputError(
                 "no theorem of paper 002 gives PD-DP in closed form for a non-uniform prior"
@@ -499,11 +508,17 @@ def choose_backend(reduction: str, m: int, variables: int) -> str:
 
 
 def _eps_X(prior: SymmetricPrior) -> float:
-    """ε_X (paper 002, (16)) of a symmetric prior, over moves t → t − e_a + e_a' of x-types."""
+    """ε_X (paper 002, (16)) of a symmetric prior, over moves t → t − e_a + e_a' of x-types.
+
+    Closed forms where they exist: 0 for the uniform prior, ln(π_max/π_min) for an i.i.d. prior π^{⊗n} (moving
+    one row from a to a' multiplies the mass by π(a')/π(a)), exactly 0 when π is uniform.
+    """
     from .types import compositions
 
     if not prior.has_full_support:
         return math.inf
+    if prior.kind in ("uniform", "iid"):
+        return iid_eps_X(prior.row_pmfs[0]) if prior.kind == "iid" else 0.0
     types = compositions(prior.n, prior.m)
     lm = prior.log_mass(types)
     best = 0.0
@@ -517,6 +532,15 @@ def _eps_X(prior: SymmetricPrior) -> float:
             new[:, a2] += 1
             best = max(best, float(np.max(np.abs(prior.log_mass(new) - lm[sel]), initial=0.0)))
     return best
+
+
+def iid_eps_X(row) -> float:  # noqa: ANN001
+    """ε_X = ln(π_max/π_min) of an i.i.d. prior π^{⊗n} (0 exactly for a uniform π; ∞ without full support)."""
+    row = np.asarray(row, dtype=float)
+    lo, hi = float(row.min()), float(row.max())
+    if lo <= 0:
+        return math.inf
+    return 0.0 if lo == hi else math.log(hi) - math.log(lo)
 
 
 # ---------------------------------------------------------------------- lifting and sampling

@@ -45,7 +45,7 @@ from ..result import SolveResult
 from ._lp_result import lp_result, verified_theorem_result
 from .pd_dp import check_path, constant_result
 from .ratio_lp import RatioLP
-from .theorem import safe_h_lower
+from .theorem import safe_h_lower, small_eps
 
 __all__ = ["PDI", "solve_pd_i", "EPS_X_TOLERANCE"]
 
@@ -144,9 +144,10 @@ class PDI:
         reason = self.infeasibility_reason(eps)
         if reason is not None:
             raise InfeasibleProgramError(self.program, reason)
-        if eps == 0.0:  # only reachable with ε_X = 0 (uniform): W-form = PD-DP at ε = 0
+        if eps == 0.0 or (self.eps_X == 0.0 and small_eps(eps, self.space.n)):
+            # only reachable with ε_X = 0 (uniform): the W-form is PD-DP, at ε = 0 or nε ≤ 1e-7
             return constant_result(
-                self.program, self.space, self.prior.pmf, self.lp.spec.c.reshape(self.d.shape)
+                self.program, self.space, self.prior.pmf, self.lp.spec.c.reshape(self.d.shape), eps
             )
         if check_path(path) != "lp" and not in_tiny_regime(self.lp.spec, eps):  # large ε: lp.tiny answers
             res = self._theorem(eps)
