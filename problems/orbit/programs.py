@@ -49,9 +49,9 @@ from ..errors import InfeasibleProgramError, InvalidInputError, ShapeMismatchErr
 from ..lp import Bounds
 from ..lp.backends import SCALE_MIN_EPS, check_solver
 from ..lp.tiny import in_tiny_regime
-from ..programs.theorem import SMALL_EPS_THEOREM, constant_lower, small_eps
 from ..mechanism import Mechanism
 from ..priors import Prior
+from ..programs.theorem import SMALL_EPS_THEOREM, constant_lower, small_eps
 from ..result import SolveResult
 from .reduced_lp import BACKENDS, SMALL_LP_SIZE, ReducedLP, ReducedLPSolution
 from .symmetric_prior import SymmetricPrior, as_symmetric
