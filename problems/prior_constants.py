@@ -85,7 +85,15 @@ def eps_tilde_iid(row_pmf) -> float:
 
 
 def eps_tilde(prior: Prior, *, tol: float = 1e-14) -> float:
-    """ε̃_X of a prior (see the module docstring); ``inf`` when no finite ε is feasible."""
+    """ε̃_X of a prior (see the module docstring); ``inf`` when no finite ε is feasible.
+
+    The roots of the g_x can span many orders of magnitude (masses of 1e-16 put roots near t ≈ 1e-16 next to
+    roots of order 1/m), so they are found on a logarithmic scale (:func:`_candidate_roots`): each decade of t
+    gets its own companion matrices, and the sign of every g_x is then tested, by the direct evaluation with
+    its rounding error bound (:func:`_feasible`), between consecutive candidates and on a grid of 20 points
+    per decade from below the smallest possible root (Cauchy's bound) to 1/m.  The boundary is refined by
+    bisection in ln t.  ``tol`` is kept for compatibility; the test is relative to each entry's own scale.
+    """
     prior = require_prior(prior, "eps_tilde")
     m = prior.m
     if prior.kind in ("uniform", "iid"):
@@ -100,39 +108,103 @@ def eps_tilde(prior: Prior, *, tol: float = 1e-14) -> float:
         if np.any(lowest < 0):
             return math.inf  # infeasible for every ε: no finite ε̃_X
     tmax = 1.0 / m
-    floor = tol * float(prior.pmf.max())
-
-    def feasible(t: float) -> bool:
-        return bool(np.min(_direct_g(prior, t)) >= -floor)
-
-    # Candidate sign changes: real parts of the roots (clusters of multiple roots included).
-    roots = _real_roots_in(coef, 0.0, tmax)
-    points = np.concatenate([[0.0], roots, [tmax]])
-    good, bad = 0.0, None
-    for lo, hi in zip(points[:-1], points[1:]):
-        if hi - lo <= 0:
-            continue
-        for t in (lo + 0.25 * (hi - lo), 0.5 * (lo + hi), lo + 0.75 * (hi - lo)):
-            if feasible(t):
-                good = t
-            else:
-                bad = t
-                break
-        if bad is not None:
-            break
-    if bad is None:
+    t_min = 0.5 * _smallest_root_bound(coef)
+    tests = [np.geomspace(t_min, tmax, max(2, int(20 * math.log10(tmax / t_min)) + 2))]
+    roots = _candidate_roots(coef, t_min, tmax)
+    if roots.size:
+        pts = np.concatenate([[t_min], roots, [tmax]])
+        lo, hi = pts[:-1], pts[1:]
+        tests += [lo + f * (hi - lo) for f in (0.25, 0.5, 0.75)]
+        tests += [roots * (1 - 1e-9), roots * (1 + 1e-9)]
+    t = np.unique(np.clip(np.concatenate(tests), t_min, tmax))
+    k = _first_infeasible(prior, t)  # ascending, in chunks: stops at the boundary
+    if k is None:
         return 0.0  # every ε > 0 is feasible (t up to 1/m)
-    if good <= 0.0:
-        return math.inf
-    for _ in range(200):  # bisection on the direct evaluation: the boundary to ~1e-16 in t
-        mid = 0.5 * (good + bad)
-        if mid in (good, bad):
+    if k == 0:
+        return math.inf  # cannot happen with full support (g_x(t) > 0 below Cauchy's bound); be safe
+    good, bad = float(t[k - 1]), float(t[k])
+    for _ in range(200):  # bisection in ln t: the boundary to the last bit of t
+        mid = math.sqrt(good) * math.sqrt(bad)
+        if not good < mid < bad:
             break
-        if feasible(mid):
+        if _feasible(prior, np.array([mid]))[0]:
             good = mid
         else:
             bad = mid
-    return eps_of_t(good, m)
+    # ε = eps_of_t(good) rounds; move it up until t_of_eps(ε) itself passes the test (a few ulps at most), so
+    # that E_i at the returned ε̃_X is defined (identifiability_mechanism recomputes t from ε)
+    e = eps_of_t(good, m)
+    step = math.ulp(e)
+    for _ in range(60):
+        if _feasible(prior, np.array([t_of_eps(e, m)]))[0]:
+            break
+        e += step
+        step *= 2.0
+    return e
+
+
+def _smallest_root_bound(coef: np.ndarray) -> float:
+    """A t > 0 below every positive root of every g_x (Cauchy's lower bound |c_j|/(|c_j| + max_k |c_k|) on the
+    roots of t^{−j} g_x, c_j its lowest non-zero coefficient)."""
+    a = np.abs(coef)
+    nz = a > 0
+    has = nz.any(axis=0)
+    a, nz = a[:, has], nz[:, has]
+    j = np.argmax(nz, axis=0)
+    cj = a[j, np.arange(a.shape[1])]
+    rest = np.where(np.arange(a.shape[0])[:, None] > j[None, :], a, 0.0).max(axis=0)
+    bound = cj / (cj + rest)
+    return float(max(bound.min(), 1e-300))
+
+
+def _first_infeasible(prior: Prior, t: np.ndarray, chunk: int = 32) -> int | None:
+    """Index of the first t (ascending) at which :func:`_feasible` fails, or ``None``."""
+    for start in range(0, t.size, chunk):
+        ok = _feasible(prior, t[start : start + chunk])
+        if not ok.all():
+            return start + int(np.argmin(ok))
+    return None
+
+
+def _feasible(prior: Prior, t: np.ndarray) -> np.ndarray:
+    """For each t: every g_x(t) ≥ −(its rounding error bound), i.e. p_Y ≥ 0 up to rounding.
+
+    g = (I − tJ)^{⊗n} p and a = (I + tJ)^{⊗n} p (the same terms in absolute value) are evaluated axis by axis;
+    the error of g is below 2(n + 2)·N_axis·u·a entrywise, which is relative to each entry's own scale (an
+    entry of 1e-16 is tested to ~1e-31, not to a fraction of the largest mass)."""
+    n, m = prior.n, prior.m
+    out = np.empty(t.size, dtype=bool)
+    base = prior.tensor()
+    for start in range(0, t.size, 64):
+        tt = t[start : start + 64].reshape((-1,) + (1,) * n)
+        g = np.broadcast_to(base, tt.shape[:1] + base.shape).copy()
+        a = g.copy()
+        for axis in range(n):
+            g = g - tt * g.sum(axis=axis + 1, keepdims=True)
+            a = a + tt * a.sum(axis=axis + 1, keepdims=True)
+        err = 2.0 * (n + 2) * (m + 2) * 2.0**-53 * a
+        out[start : start + tt.shape[0]] = np.all((g + err).reshape(tt.shape[0], -1) >= 0, axis=1)
+    return out
+
+
+def _candidate_roots(coef: np.ndarray, lo: float, hi: float) -> np.ndarray:
+    """Real roots in (lo, hi) of every g_x, found decade by decade: at the scale σ the polynomial in τ = t/σ
+    has coefficients c_k σ^k; terms below 1e-20 of the largest are dropped (they move roots with |τ| ≤ 100 by
+    a negligible amount), and the roots with 0.01 ≤ τ ≤ 100 are kept.  Candidates only place the sign tests of
+    :func:`eps_tilde`, so their accuracy is not critical."""
+    found = [_real_roots_in(coef, lo, hi)]
+    k = np.arange(coef.shape[0], dtype=float)[:, None]
+    sigma = hi
+    while sigma > lo * 1e-2:
+        scaled = coef * sigma**k
+        big = np.max(np.abs(scaled), axis=0, keepdims=True)
+        big[big == 0] = 1.0
+        scaled = np.where(np.abs(scaled) >= 1e-20 * big, scaled / big, 0.0)
+        tau = _real_roots_in(scaled, 0.01, 100.0)
+        found.append(sigma * tau)
+        sigma *= 0.01
+    roots = np.concatenate(found)
+    return np.unique(roots[(roots > lo) & (roots < hi)])
 
 
 def _direct_g(prior: Prior, t: float) -> np.ndarray:

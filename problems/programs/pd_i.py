@@ -37,7 +37,7 @@ from ..closed_forms import check_eps
 from ..errors import InfeasibleProgramError, InvalidInputError, InvalidPrivacyLevelError
 from ..lp.backends import check_solver
 from ..lp.tiny import in_tiny_regime
-from ..mechanism import identifiability_mechanism
+from ..mechanism import identifiability_matrix
 from ..prior_constants import eps_tilde, eps_X
 from ..priors import Prior, require_prior
 from ..resources import require_dense_lp
@@ -124,7 +124,7 @@ class PDI:
         if not (self.hamming and eps > 0 and eps >= self.eps_tilde):
             return None
         try:
-            E = identifiability_mechanism(self.prior, eps).matrix
+            E = identifiability_matrix(self.prior, eps)  # verified below (repair and exact test)
         except InvalidPrivacyLevelError:
             return None
         return verified_theorem_result(
