@@ -140,10 +140,21 @@ class _Base:
         }
         extras.update(extra)
         mech, p_y, post = self._mechanism(u, reduction, extras)
+        status, value, bounds, cert = sol.status, sol.value, sol.bounds, sol.certificate
+        if extras.get("mechanism_level") == "database":
+            W, status, value, bounds, cert = self._exact_lift(
+                mech.matrix, sol.eps, status, value, bounds, cert
+            )
+            if W is not mech.matrix:
+                mech = Mechanism.on_space(W, self.space)
+                joint = self._lifted_p_x()[:, None] * W
+                p_y = joint.sum(axis=0)
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    post = np.where(p_y > 0, joint / np.where(p_y > 0, p_y, 1.0), 0.0)
         return SolveResult(
             program=self.program,
-            status=sol.status,
-            value=sol.value,
+            status=status,
+            value=value,
             mechanism=mech,
             eps=sol.eps,
             distortion=None,
@@ -152,14 +163,58 @@ class _Base:
                 "normalisation": sol.eq_duals,
                 "nonnegativity": sol.nonneg_duals,
             },
-            certificate=sol.certificate,
+            certificate=cert,
             stats=sol.stats,
             p_y=p_y,
             posterior=post,
             unit="rows",
             extras=extras,
-            bounds=sol.bounds,
+            bounds=bounds,
         )
+
+    def _pair_log_kappa(self) -> np.ndarray | None:
+        """ln κ per neighbour pair of the W-form constraint W(x,y) ≤ e^ε κ W(x',y) (None: κ = 1)."""
+        return None
+
+    def _log_kappa_error(self) -> float:
+        """A bound on the absolute error of :meth:`_pair_log_kappa` (0 for κ = 1)."""
+        return 0.0
+
+    def _exact_lift(self, W: np.ndarray, eps: float, status, value, bounds, cert):  # noqa: ANN001, ANN202
+        """The lifted N×N mechanism made exactly feasible (:mod:`problems.lp.matrix_check`).
+
+        A lifted reduced point (W = u[T]/c(T|t)) or a closed form with tight rows breaks ratio rows by round-off
+        (~1e-15).  W is verified as it is; if a row fails it is mixed with E_d at a level strictly inside the
+        feasible set (ε − ε_min − η, η = min(1, (ε − ε_min)/2)), and the returned value and upper bound become
+        those of the mixture.  Without a verified matrix the status is at most ``inaccurate``.
+        """
+        from dataclasses import replace
+
+        from ..lp.bounds import certified
+        from ..lp.matrix_check import matrix_value_bound, repair_matrix, verify_matrix
+        from ..lp.status import Status
+        from ..mechanism import exponential_mechanism
+
+        lk = self._pair_log_kappa()
+        lk_err = self._log_kappa_error()
+        if verify_matrix(W, self.space, eps, lk, lk_err):
+            return W, status, value, bounds, cert
+        slack = eps - getattr(self, "eps_X", 0.0)
+        fixed, t = None, math.nan
+        if slack > 0 and math.isfinite(slack):
+            level = slack - min(1.0, 0.5 * slack)
+            ref = exponential_mechanism(self.space, level).matrix if level > 0 else np.ones_like(W)
+            fixed, t = repair_matrix(W, ref, self.space, eps, lk, lk_err)
+        if fixed is None:  # the returned matrix is not proved feasible: never "optimal"
+            down = Status.INACCURATE if Status(status) is Status.OPTIMAL else status
+            return W, down, value, bounds, cert
+        cost = self._lifted_p_x()[:, None] * self.space.hamming_matrix()
+        up = matrix_value_bound(fixed, cost)
+        value = float(np.sum(cost * (fixed / fixed.sum(axis=1, keepdims=True))))
+        new = Bounds(min(bounds.lower, up), up)
+        cert = replace(cert, lower_bound=new.lower, upper_bound=new.upper, primal_objective=value)
+        ok = certified(new.lower, new.upper) and Status(status) is Status.OPTIMAL
+        return fixed, (Status.OPTIMAL if ok else Status.INACCURATE), value, new, cert
 
     def _theorem_solution(
         self, u: np.ndarray, value: float, bounds: Bounds, theorem: str, eps: float
@@ -375,6 +430,16 @@ class ReducedPDI(_PriorProgram):
         with np.errstate(invalid="ignore"):
             return mv.log_kappa + self.log_mass[mv.x_dst] - self.log_mass[mv.x_src]
 
+    def _pair_log_kappa(self) -> np.ndarray | None:
+        """PD-I in W = p_{Y|X}: W(x,y) ≤ e^ε (p_X(x')/p_X(x)) W(x',y)."""
+        i, j = self.space.neighbour_pairs
+        logp = np.log(self._lifted_p_x())
+        return logp[j] - logp[i]
+
+    def _log_kappa_error(self) -> float:
+        """ln p(x') − ln p(x) in floating point: 2 ulp per logarithm and the difference (8u · max |ln p|)."""
+        return 8.0 * 2.0**-53 * float(np.max(np.abs(np.log(self._lifted_p_x())))) + 1e-300
+
     def _theorem(self, eps: float) -> SolveResult | None:
         """Lemma 4 for an i.i.d. prior π^{⊗n}: E_i = E_i^{(1)⊗n} is a valid mechanism iff p_Y ≥ 0, i.e.
         π_min (e^ε + m − 1) ≥ 1; its distortion is h(ε), and R-PD gives h(ε) from below (Lemma 1)."""
@@ -399,10 +464,16 @@ class ReducedPDI(_PriorProgram):
         bounds = Bounds(value * (1 - CLOSED_FORM_MARGIN), value * (1 + CLOSED_FORM_MARGIN))
         theorem = "paper 002 Lemma 4 (E_i = E_i^(1)⊗n for an i.i.d. prior, ε ≥ ε̃_X) and Lemma 1"
         if self.space.size <= self.lift_limit:
+            from ..certificate import theorem_certificate
             from ..closed_forms import apply_kron
+            from ..lp import Status
 
             W = apply_kron(W1.T, np.eye(self.space.size), n).T
             p_x = self._lifted_p_x()
+            cert = theorem_certificate(value, bounds.lower, bounds.upper, theorem)
+            W, status, value, bounds, _ = self._exact_lift(W, eps, Status.OPTIMAL, value, bounds, cert)
+            if status is not Status.OPTIMAL:
+                return None  # not exactly feasible in floating point: the LP answers
             return theorem_result(self.program, eps, self.space, W, p_x[:, None] * W, value, bounds, theorem)
         res = theorem_result(
             self.program,
