@@ -25,12 +25,25 @@ general routine against it and against a dense solve.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 
 from .priors import Prior, require_prior
 
-__all__ = ["eps_X", "eps_tilde", "eps_tilde_iid", "t_of_eps", "eps_of_t", "feasibility_polynomials"]
+__all__ = [
+    "eps_X",
+    "eps_X_ratio",
+    "at_least_eps_X",
+    "near_eps_X",
+    "round_up_eps_X",
+    "exp_at_least",
+    "eps_tilde",
+    "eps_tilde_iid",
+    "t_of_eps",
+    "eps_of_t",
+    "feasibility_polynomials",
+]
 
 
 def eps_X(prior: Prior) -> float:
@@ -47,6 +60,88 @@ def eps_X(prior: Prior) -> float:
     i, j = prior.space.neighbour_pairs
     logp = np.log(prior.pmf)
     return float(max(0.0, np.max(logp[i] - logp[j])))
+
+
+def eps_X_ratio(prior: Prior) -> Fraction | None:
+    """e^{ε_X} exactly: the largest ratio p_X(x)/p_X(x') over neighbours of the float masses, as a Fraction
+    (``None`` without full support).  Pairs within 1e-9 of the float maximum of ln p(x) − ln p(x') are compared
+    exactly; a pair further below cannot be the maximum (the logarithms are accurate to ~1e-13)."""
+    prior = require_prior(prior, "eps_X_ratio")
+    if not prior.has_full_support:
+        return None
+    if prior.kind == "uniform":
+        return Fraction(1)
+    i, j = prior.space.neighbour_pairs
+    logp = np.log(prior.pmf)
+    diff = logp[i] - logp[j]
+    top = float(diff.max(initial=0.0))
+    best = Fraction(1)
+    for k in np.flatnonzero(diff >= top - 1e-9):
+        best = max(best, Fraction(float(prior.pmf[i[k]])) / Fraction(float(prior.pmf[j[k]])))
+    return best
+
+
+def exp_at_least(eps: float, ratio: Fraction) -> bool:
+    """True iff e^ε ≥ ``ratio`` exactly (ε a float ≥ 0, ``ratio`` ≥ 1 rational).
+
+    e^ε is enclosed in rational arithmetic: ε/2^s ≤ 2^{−10} by a Taylor series with its remainder, then squared
+    s times, rounding outward to P fractional bits; P doubles until the enclosure excludes ``ratio`` (it must:
+    e^ε is irrational for rational ε ≠ 0).  Meant for ε near ε_X (a few hundred at most).
+    """
+    q = Fraction(eps)
+    if q == 0:
+        return ratio <= 1
+    if q > 1455:
+        return True  # a ratio of two positive doubles is below 2^1024/2^-1074 = 2^2098 < e^1455
+    s = max(0, (q * 1024).numerator.bit_length() - (q * 1024).denominator.bit_length() + 1)
+    x = q / 2**s
+    for P in (256, 512, 1024, 2048):
+        lo, hi = _exp_small(x, P)
+        for _ in range(s):
+            lo = (lo * lo) >> P
+            hi = -((-(hi * hi)) >> P)
+        if ratio * 2**P < lo:
+            return True
+        if ratio * 2**P > hi:
+            return False
+    return ratio * 2**P <= lo  # unreachable in practice (P = 2048 bits)
+
+
+def _exp_small(x: Fraction, P: int) -> tuple[int, int]:
+    """Integers lo ≤ e^x·2^P ≤ hi for 0 ≤ x ≤ 2^{−10}: Taylor to 40 terms, remainder ≤ 2·x^41/41!."""
+    term, total = Fraction(1), Fraction(1)
+    for k in range(1, 41):
+        term = term * x / k
+        total += term
+    rem = 2 * term * x / 41
+    scaled_lo, scaled_hi = total * 2**P, (total + rem) * 2**P
+    return scaled_lo.numerator // scaled_lo.denominator, -((-scaled_hi.numerator) // scaled_hi.denominator)
+
+
+def near_eps_X(eps: float, eps_x: float) -> bool:
+    """True when ε is within 1e-9 (relative to 1 + ε_X) of the float ε_X: there the float comparison cannot
+    decide ε ≥ ε_X, and :func:`at_least_eps_X` does."""
+    return math.isfinite(eps_x) and abs(eps - eps_x) <= 1e-9 * (1.0 + eps_x)
+
+
+def round_up_eps_X(eps_x: float, ratio: Fraction | None) -> float:
+    """The smallest float ε ≥ the exact ε_X = ln ``ratio``, starting from its float estimate ``eps_x``."""
+    if ratio is None or not math.isfinite(eps_x):
+        return eps_x
+    e = max(0.0, eps_x)
+    while e > 0 and exp_at_least(math.nextafter(e, 0.0), ratio):
+        e = math.nextafter(e, 0.0)  # the estimate was above: step down while still feasible
+    step = 0
+    while not exp_at_least(e, ratio):
+        e = math.nextafter(e, math.inf) if step < 16 else e + math.ulp(e) * 2.0 ** (step - 16)
+        step += 1
+    return e
+
+
+def at_least_eps_X(prior: Prior, eps: float) -> bool:
+    """True iff the float ε is ≥ the exact ε_X of the float masses (paper 002, (16)), decided exactly."""
+    ratio = eps_X_ratio(prior)
+    return ratio is not None and exp_at_least(float(eps), ratio)
 
 
 def t_of_eps(eps: float, m: int) -> float:

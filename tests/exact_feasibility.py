@@ -8,6 +8,7 @@ Databases and neighbours are rebuilt here with :func:`itertools.product`.
 
 from __future__ import annotations
 
+import decimal
 import itertools
 import math
 from fractions import Fraction
@@ -28,10 +29,13 @@ _LN2_UP = Fraction(6931471805599454, 10**16)  # > ln 2
 
 
 def exp_lower(eps: float) -> Fraction:
-    """A rational r ≤ e^ε: fl(e^ε)·(1 − 2⁻⁵⁰) (exp is faithful), or 2^k with k·ln 2 ≤ ε where e^ε overflows
-    (k capped at 1100: normalised doubles in [2⁻¹⁰⁷⁴, 1] never differ by a larger factor)."""
+    """A rational r ≤ e^ε: the correctly rounded 60-digit :mod:`decimal` e^ε lowered by 1e-58 relative, or
+    2^k with k·ln 2 ≤ ε for ε ≥ 700 (k capped at 1100: doubles in [2⁻¹⁰⁷⁴, 1] never differ by more)."""
     if eps < 700:
-        return Fraction(math.exp(eps)) * (1 - Fraction(1, 2**50))
+        with decimal.localcontext() as ctx:
+            ctx.prec = 60
+            e = decimal.Decimal(eps).exp()
+        return Fraction(e) * (1 - Fraction(1, 10**58))
     k = min(1100, math.floor(Fraction(eps) / _LN2_UP))
     return Fraction(2) ** k
 
@@ -67,7 +71,7 @@ def dp_feasible(W: np.ndarray, n: int, m: int, eps: float) -> bool:
 def pdi_feasible(W: np.ndarray, pmf, n: int, m: int, eps: float) -> bool:  # noqa: ANN001
     """Exact: p(x) W''(y|x) ≤ e^ε p(x') W''(y|x') for all neighbours and outputs."""
     R, r = exact_rows(W), exp_lower(eps)
-    p = [Fraction(float(v)) for v in pmf]
+    p = [v if isinstance(v, Fraction) else Fraction(float(v)) for v in pmf]
     return all(p[i] * R[i][y] <= r * p[j] * R[j][y] for i, j in neighbours(n, m) for y in range(len(R[i])))
 
 

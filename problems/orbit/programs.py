@@ -50,6 +50,7 @@ from ..lp import Bounds
 from ..lp.backends import SCALE_MIN_EPS, check_solver
 from ..lp.tiny import in_tiny_regime
 from ..mechanism import Mechanism
+from ..prior_constants import exp_at_least, near_eps_X, round_up_eps_X
 from ..priors import Prior
 from ..programs.theorem import SMALL_EPS_THEOREM, constant_lower, small_eps
 from ..result import SolveResult
@@ -423,12 +424,57 @@ class ReducedPDI(_PriorProgram):
 
     def __init__(self, prior: Prior | SymmetricPrior, **kwargs) -> None:
         sym = as_symmetric(prior)
-        self.eps_X = _eps_X(sym)
+        self.prior = sym
+        # uniform / i.i.d.: the smallest float ε ≥ the exact ε_X (PD-I is feasible from here on, Lemma 3)
+        self.eps_X = round_up_eps_X(_eps_X(sym), self._exact_eps_X_ratio())
         super().__init__(prior, **kwargs)
 
     def _log_kappa(self, mv) -> np.ndarray:
         with np.errstate(invalid="ignore"):
             return mv.log_kappa + self.log_mass[mv.x_dst] - self.log_mass[mv.x_src]
+
+    def _exact_eps_X_ratio(self):  # noqa: ANN202 - Fraction | None
+        """e^{ε_X} as an exact ratio where it is one of the given floats: 1 (uniform), π_max/π_min (i.i.d.);
+        ``None`` for exchangeable mixtures (their masses are sums computed in floating point)."""
+        from fractions import Fraction
+
+        if self.prior.kind == "uniform":
+            return Fraction(1)
+        if self.prior.kind == "iid" and self.prior.has_full_support:
+            row = [Fraction(float(v)) for v in self.prior.row_pmfs[0]]
+            return max(row) / min(row)
+        return None
+
+    def _boundary(self, res: SolveResult, eps: float) -> SolveResult:
+        """Near ε_X, where no LP point can be verified (no interior), the best constant mechanism is exactly
+        feasible once ε ≥ ε_X is decided exactly; it replaces an answer without a finite upper bound."""
+        from dataclasses import replace
+
+        from ..certificate import theorem_certificate
+
+        exact = self._exact_eps_X_ratio()
+        if (
+            math.isfinite(res.bounds.upper)
+            or exact is None
+            or not exp_at_least(eps, exact)
+            or self.types is None
+        ):
+            return res
+        const = self._constant_theorem(0.0)
+        up = const.bounds.upper
+        lower = min(res.bounds.lower, up)
+        theorem = (
+            "ε ≥ ε_X (decided exactly): the best constant mechanism is feasible (p_X(x) ≤ e^ε p_X(x')); "
+            "lower bound from the LP's multipliers"
+        )
+        return replace(
+            const,
+            eps=eps,
+            status="optimal",
+            bounds=Bounds(lower, up),
+            certificate=theorem_certificate(const.value, lower, up, theorem),
+            extras={**const.extras, "theorem": theorem},
+        )
 
     def _pair_log_kappa(self) -> np.ndarray | None:
         """PD-I in W = p_{Y|X}: W(x,y) ≤ e^ε (p_X(x')/p_X(x)) W(x',y)."""
@@ -496,11 +542,17 @@ class ReducedPDI(_PriorProgram):
                 "the prior gives zero mass to some database, so ε_X = ∞ and no finite identifiability level "
                 f"ε = {e:g} is achievable",
             )
-        if e < self.eps_X - 1e-12:
+        exact = self._exact_eps_X_ratio()
+        if near_eps_X(e, self.eps_X) and exact is not None:
+            below = not exp_at_least(e, exact)  # decided exactly for uniform and i.i.d. priors
+        else:
+            below = e < self.eps_X - 1e-12
+        if below:
             raise InfeasibleProgramError(
                 self.program,
-                f"ε = {e:.6g} < ε_X = {self.eps_X:.6g}: summing (8) over y forces p_X(x) ≤ e^ε p_X(x') for all "
-                "neighbours, which this prior violates (paper 002, Lemma 3)",
+                f"ε = {e!r} is below ε_X ≈ {self.eps_X!r}: summing (8) over y forces p_X(x) ≤ e^ε p_X(x') for "
+                "all neighbours, which this prior violates (paper 002, Lemma 3"
+                + ("; decided exactly)" if near_eps_X(e, self.eps_X) and exact is not None else ")"),
             )
         if path not in ("auto", "lp", "theorem"):
             raise InvalidInputError(f"path must be 'auto', 'lp' or 'theorem', got {path!r}")
@@ -517,8 +569,10 @@ class ReducedPDI(_PriorProgram):
             # at and just above ε_X the feasible set has (almost) no interior: the block method would stall and
             # fall back anyway (measured, docs/orbit_reduction.md §10), so Clarabel solves these directly
             sol = self.lp.solve(max(e, 0.0), backend="clarabel", solver=solver or self.solver)
-            return self._result(sol, self.reduction, self._extras())
-        return super().solve(max(e, 0.0), solver=solver, path=path)
+            res = self._result(sol, self.reduction, self._extras())
+        else:
+            res = super().solve(max(e, 0.0), solver=solver, path=path)
+        return self._boundary(res, e) if near_eps_X(e, self.eps_X) else res
 
 
 class ReducedRPD(_Base):
