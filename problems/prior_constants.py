@@ -2,7 +2,9 @@ r"""Constants of a prior: ε_X (paper 002, (16)) and ε̃_X (the definition befo
 
 ε_X
     :math:`\epsilon_X = \max_{x\sim x'} \ln p_X(x)/p_X(x')`, computed over the sparse neighbour pairs;
-    infinite when some database has zero mass.
+    infinite when some database has zero mass; exactly 0 for the uniform prior and ln(π_max/π_min) for an
+    i.i.d. prior.  Whether a float ε is ≥ the exact ε_X of the float masses (which the float ε_X can miss by
+    an ulp either way) is decided in rational arithmetic by :func:`at_least_eps_X`.
 
 ε̃_X
     The smallest ε for which the posterior :math:`p_{X|Y}(x|y) = (K_\epsilon^{\otimes n})_{xy}` is *feasible*, i.e.
@@ -14,8 +16,12 @@ r"""Constants of a prior: ε_X (paper 002, (16)) and ε̃_X (the definition befo
     coefficient k minus the axis-sum of coefficient k−1.  The feasible ε form the set where every
     :math:`g_x(t) \ge 0`; we return the ε of the largest t₀ such that all :math:`g_x \ge 0` on
     :math:`(0, t_0]` — i.e. the smallest ε from which on *every* larger ε is feasible, which is what Lemma 4 of
-    the paper uses.  t₀ is found exactly among the real roots of the :math:`g_x` (batched companion-matrix
-    eigenvalues), testing the sign between consecutive roots.
+    the paper uses.  The roots of the :math:`g_x` can span many orders of magnitude (a mass of 1e-16 puts a
+    root near t ≈ 1e-16 next to roots of order 1/m), so candidates are found decade by decade (companion
+    matrices of the polynomial rescaled to each decade), the sign of every g_x is tested by direct evaluation
+    against its own rounding-error bound on a logarithmic grid and between candidates, and the boundary is
+    refined by bisection in ln t (``tests/test_eps_tilde_exact.py`` checks it against Sturm sequences in exact
+    rational arithmetic for masses down to 1e-16).
 
 For an i.i.d. prior :math:`\pi^{\otimes n}` the condition reduces to one row, :math:`\min_a \pi(a) \ge t`, so
 :math:`\tilde\epsilon_X = \ln\big((1-(m-1)\pi_{\min})/\pi_{\min}\big)` (:func:`eps_tilde_iid`); a test checks the
