@@ -85,13 +85,13 @@ class Certificate:
 
     @property
     def certified(self) -> bool:
-        """True when the rigorous bounds agree to :attr:`relative_gap` (never for residual-only certificates)."""
+        """The status rule of :func:`problems.lp.bounds.certified`: the rigorous bounds agree to
+        :attr:`relative_gap` relative or to ``ABSOLUTE_GAP`` absolute (never for residual-only certificates)."""
         if not self.has_bounds:
             return False
-        lo, up = self.lower_bound, self.upper_bound
-        if not (np.isfinite(lo) and np.isfinite(up)):
-            return False
-        return bool((up - lo) * (1 + 1e-15) <= self.relative_gap * abs(up))
+        from .lp.bounds import certified
+
+        return certified(float(self.lower_bound), float(self.upper_bound), self.relative_gap)
 
     @property
     def max_residual(self) -> float:

@@ -220,8 +220,11 @@ def _print_solve(res, built, args, exported: Path | None) -> None:  # noqa: ANN0
     c = res.certificate
     space = built.space
     what = f"ε = {res.eps:g}" if res.eps is not None else f"D = {res.distortion:g}"
+    prior_text = getattr(built.prior, "name", args.prior)
+    if res.program == "r-pd":  # prior-free: the input marginal is optimised (paper 002, (20)–(24))
+        prior_text = "not used (R-PD optimises the input marginal)"
     print(
-        f"{res.program} (n = {space.n}, m = {space.m}, prior {getattr(built.prior, 'name', args.prior)}, "
+        f"{res.program} (n = {space.n}, m = {space.m}, prior {prior_text}, "
         f"{what}, {built.formulation} path): {res.status}"
     )
     label = "optimal value" if res.certified else "value (NOT CERTIFIED)"

@@ -15,7 +15,13 @@ from .database import DatabaseSpace
 from .errors import InvalidMechanismError, InvalidPrivacyLevelError, ShapeMismatchError
 from .priors import Prior
 
-__all__ = ["Mechanism", "ROW_SUM_TOLERANCE", "exponential_mechanism", "identifiability_mechanism"]
+__all__ = [
+    "Mechanism",
+    "ROW_SUM_TOLERANCE",
+    "exponential_mechanism",
+    "identifiability_mechanism",
+    "identifiability_matrix",
+]
 
 ROW_SUM_TOLERANCE = 1e-6
 
@@ -136,24 +142,58 @@ def identifiability_mechanism(prior: Prior, eps: float) -> Mechanism:
     """E_i (paper 002, (26)): p_{Y|X}(y|x) = p_Y(y) e^{−ε d(x,y)} / (p_X(x)(1+(m−1)e^{−ε})ⁿ).
 
     Here p_Y = (K_ε^{−1})^{⊗n} p_X, which is a pmf exactly when ε ≥ ε̃_X; E_i is then ε-identifiable with
-    distortion h(ε) (Lemma 4).  Raises :class:`InvalidPrivacyLevelError` when p_Y has a negative entry.
+    distortion h(ε) (Lemma 4).  Raises :class:`InvalidPrivacyLevelError` when p_Y has a negative entry beyond
+    its rounding error, and when the returned matrix's identifiability level (recomputed) exceeds ε — below
+    ε̃_X, or where entries e^{−εd} underflow in double precision.
     """
+    from .measures import identifiability_level
+
+    W = identifiability_matrix(prior, eps)
+    mech = Mechanism.on_space(W, prior.space, clean=True)
+    level = identifiability_level(mech.matrix, prior)
+    if not level <= eps + 1e-9 * (1.0 + eps):
+        from .prior_constants import eps_tilde
+
+        raise InvalidPrivacyLevelError(
+            f"E_i at ε = {eps:.6g} would have identifiability level {level:.6g} > ε in double precision; it "
+            f"needs ε ≥ ε̃_X = {eps_tilde(prior):.6g} (and entries e^(−εd) that do not underflow)"
+        )
+    return mech
+
+
+def identifiability_matrix(prior: Prior, eps: float) -> np.ndarray:
+    """The matrix of E_i before any check of its level (for callers that verify it themselves).
+
+    p_Y is computed as (1 − mt)^{−n} ((I − tJ)^{⊗n} p_X), t = e^{−ε}/(1 + (m−1)e^{−ε}), axis by axis: each entry
+    to its own relative precision (an entry of 1e-17 is not lost next to entries of order 1), with the error
+    bound of :func:`problems.prior_constants._feasible`.  Raises :class:`InvalidPrivacyLevelError` when an
+    entry is negative beyond that bound (ε < ε̃_X).
+    """
+    import math
+
+    from .prior_constants import eps_tilde, t_of_eps
+
     eps = check_eps(eps)
     space = prior.space
     space.require_dense()
     prior.require_full_support("the mechanism E_i")
     if eps == 0.0:
         raise InvalidPrivacyLevelError("E_i needs ε > 0 (K_0 is singular); use ε ≥ ε̃_X > 0")
-    Kinv = np.linalg.inv(kernel(eps, space.m))
-    p_y = apply_kron(Kinv, prior.pmf, space.n)
-    if p_y.min() < -1e-12:
-        from .prior_constants import eps_tilde
-
+    n, m = space.n, space.m
+    t = t_of_eps(eps, m)
+    g = a = prior.tensor()
+    for axis in range(n):
+        g = g - t * g.sum(axis=axis, keepdims=True)
+        a = a + t * a.sum(axis=axis, keepdims=True)
+    scale = math.exp(-n * math.log1p(-m * t))  # (1 − mt)^{−n}
+    p_y = g.reshape(-1) * scale
+    err = 2.0 * (n + 2) * (m + 2) * 2.0**-53 * a.reshape(-1) * scale
+    if np.any(p_y < -err):
+        k = int(np.argmin(p_y + err))
         raise InvalidPrivacyLevelError(
-            f"E_i is not defined at ε = {eps:.6g}: the implied p_Y has a negative entry ({p_y.min():.3g}); "
+            f"E_i is not defined at ε = {eps:.6g}: the implied p_Y has a negative entry ({p_y[k]:.3g}); "
             f"it needs ε ≥ ε̃_X = {eps_tilde(prior):.6g}"
         )
     p_y = np.clip(p_y, 0.0, None)
     post = apply_kron(kernel(eps, space.m), np.eye(space.size), space.n)  # p_{X|Y}(x|y) (symmetric)
-    W = post * p_y[None, :] / prior.pmf[:, None]
-    return Mechanism.on_space(W, space, clean=True)
+    return post * p_y[None, :] / prior.pmf[:, None]

@@ -2,7 +2,9 @@ r"""Constants of a prior: ε_X (paper 002, (16)) and ε̃_X (the definition befo
 
 ε_X
     :math:`\epsilon_X = \max_{x\sim x'} \ln p_X(x)/p_X(x')`, computed over the sparse neighbour pairs;
-    infinite when some database has zero mass.
+    infinite when some database has zero mass; exactly 0 for the uniform prior and ln(π_max/π_min) for an
+    i.i.d. prior.  Whether a float ε is ≥ the exact ε_X of the float masses (which the float ε_X can miss by
+    an ulp either way) is decided in rational arithmetic by :func:`at_least_eps_X`.
 
 ε̃_X
     The smallest ε for which the posterior :math:`p_{X|Y}(x|y) = (K_\epsilon^{\otimes n})_{xy}` is *feasible*, i.e.
@@ -14,8 +16,12 @@ r"""Constants of a prior: ε_X (paper 002, (16)) and ε̃_X (the definition befo
     coefficient k minus the axis-sum of coefficient k−1.  The feasible ε form the set where every
     :math:`g_x(t) \ge 0`; we return the ε of the largest t₀ such that all :math:`g_x \ge 0` on
     :math:`(0, t_0]` — i.e. the smallest ε from which on *every* larger ε is feasible, which is what Lemma 4 of
-    the paper uses.  t₀ is found exactly among the real roots of the :math:`g_x` (batched companion-matrix
-    eigenvalues), testing the sign between consecutive roots.
+    the paper uses.  The roots of the :math:`g_x` can span many orders of magnitude (a mass of 1e-16 puts a
+    root near t ≈ 1e-16 next to roots of order 1/m), so candidates are found decade by decade (companion
+    matrices of the polynomial rescaled to each decade), the sign of every g_x is tested by direct evaluation
+    against its own rounding-error bound on a logarithmic grid and between candidates, and the boundary is
+    refined by bisection in ln t (``tests/test_eps_tilde_exact.py`` checks it against Sturm sequences in exact
+    rational arithmetic for masses down to 1e-16).
 
 For an i.i.d. prior :math:`\pi^{\otimes n}` the condition reduces to one row, :math:`\min_a \pi(a) \ge t`, so
 :math:`\tilde\epsilon_X = \ln\big((1-(m-1)\pi_{\min})/\pi_{\min}\big)` (:func:`eps_tilde_iid`); a test checks the
@@ -25,12 +31,25 @@ general routine against it and against a dense solve.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 
 from .priors import Prior, require_prior
 
-__all__ = ["eps_X", "eps_tilde", "eps_tilde_iid", "t_of_eps", "eps_of_t", "feasibility_polynomials"]
+__all__ = [
+    "eps_X",
+    "eps_X_ratio",
+    "at_least_eps_X",
+    "near_eps_X",
+    "round_up_eps_X",
+    "exp_at_least",
+    "eps_tilde",
+    "eps_tilde_iid",
+    "t_of_eps",
+    "eps_of_t",
+    "feasibility_polynomials",
+]
 
 
 def eps_X(prior: Prior) -> float:
@@ -38,9 +57,97 @@ def eps_X(prior: Prior) -> float:
     prior = require_prior(prior, "eps_X")
     if not prior.has_full_support:
         return math.inf
+    if prior.kind == "uniform":
+        return 0.0  # exactly: every database has the same mass
+    if prior.kind == "iid":
+        from .orbit.programs import iid_eps_X
+
+        return iid_eps_X(prior.row_pmfs[0])
     i, j = prior.space.neighbour_pairs
     logp = np.log(prior.pmf)
     return float(max(0.0, np.max(logp[i] - logp[j])))
+
+
+def eps_X_ratio(prior: Prior) -> Fraction | None:
+    """e^{ε_X} exactly: the largest ratio p_X(x)/p_X(x') over neighbours of the float masses, as a Fraction
+    (``None`` without full support).  Pairs within 1e-9 of the float maximum of ln p(x) − ln p(x') are compared
+    exactly; a pair further below cannot be the maximum (the logarithms are accurate to ~1e-13)."""
+    prior = require_prior(prior, "eps_X_ratio")
+    if not prior.has_full_support:
+        return None
+    if prior.kind == "uniform":
+        return Fraction(1)
+    i, j = prior.space.neighbour_pairs
+    logp = np.log(prior.pmf)
+    diff = logp[i] - logp[j]
+    top = float(diff.max(initial=0.0))
+    best = Fraction(1)
+    for k in np.flatnonzero(diff >= top - 1e-9):
+        best = max(best, Fraction(float(prior.pmf[i[k]])) / Fraction(float(prior.pmf[j[k]])))
+    return best
+
+
+def exp_at_least(eps: float, ratio: Fraction) -> bool:
+    """True iff e^ε ≥ ``ratio`` exactly (ε a float ≥ 0, ``ratio`` ≥ 1 rational).
+
+    e^ε is enclosed in rational arithmetic: ε/2^s ≤ 2^{−10} by a Taylor series with its remainder, then squared
+    s times, rounding outward to P fractional bits; P doubles until the enclosure excludes ``ratio`` (it must:
+    e^ε is irrational for rational ε ≠ 0).  Meant for ε near ε_X (a few hundred at most).
+    """
+    q = Fraction(eps)
+    if q == 0:
+        return ratio <= 1
+    if q > 1455:
+        return True  # a ratio of two positive doubles is below 2^1024/2^-1074 = 2^2098 < e^1455
+    s = max(0, (q * 1024).numerator.bit_length() - (q * 1024).denominator.bit_length() + 1)
+    x = q / 2**s
+    for P in (256, 512, 1024, 2048):
+        lo, hi = _exp_small(x, P)
+        for _ in range(s):
+            lo = (lo * lo) >> P
+            hi = -((-(hi * hi)) >> P)
+        if ratio * 2**P < lo:
+            return True
+        if ratio * 2**P > hi:
+            return False
+    return ratio * 2**P <= lo  # unreachable in practice (P = 2048 bits)
+
+
+def _exp_small(x: Fraction, P: int) -> tuple[int, int]:
+    """Integers lo ≤ e^x·2^P ≤ hi for 0 ≤ x ≤ 2^{−10}: Taylor to 40 terms, remainder ≤ 2·x^41/41!."""
+    term, total = Fraction(1), Fraction(1)
+    for k in range(1, 41):
+        term = term * x / k
+        total += term
+    rem = 2 * term * x / 41
+    scaled_lo, scaled_hi = total * 2**P, (total + rem) * 2**P
+    return scaled_lo.numerator // scaled_lo.denominator, -((-scaled_hi.numerator) // scaled_hi.denominator)
+
+
+def near_eps_X(eps: float, eps_x: float) -> bool:
+    """True when ε is within 1e-9 (relative to 1 + ε_X) of the float ε_X: there the float comparison cannot
+    decide ε ≥ ε_X, and :func:`at_least_eps_X` does."""
+    return math.isfinite(eps_x) and abs(eps - eps_x) <= 1e-9 * (1.0 + eps_x)
+
+
+def round_up_eps_X(eps_x: float, ratio: Fraction | None) -> float:
+    """The smallest float ε ≥ the exact ε_X = ln ``ratio``, starting from its float estimate ``eps_x``."""
+    if ratio is None or not math.isfinite(eps_x):
+        return eps_x
+    e = max(0.0, eps_x)
+    while e > 0 and exp_at_least(math.nextafter(e, 0.0), ratio):
+        e = math.nextafter(e, 0.0)  # the estimate was above: step down while still feasible
+    step = 0
+    while not exp_at_least(e, ratio):
+        e = math.nextafter(e, math.inf) if step < 16 else e + math.ulp(e) * 2.0 ** (step - 16)
+        step += 1
+    return e
+
+
+def at_least_eps_X(prior: Prior, eps: float) -> bool:
+    """True iff the float ε is ≥ the exact ε_X of the float masses (paper 002, (16)), decided exactly."""
+    ratio = eps_X_ratio(prior)
+    return ratio is not None and exp_at_least(float(eps), ratio)
 
 
 def t_of_eps(eps: float, m: int) -> float:
@@ -73,11 +180,21 @@ def feasibility_polynomials(prior: Prior) -> np.ndarray:
 def eps_tilde_iid(row_pmf) -> float:
     """ε̃_X for an i.i.d. prior π^{⊗n}: ln((1 − (m−1)π_min)/π_min)."""
     row = np.asarray(row_pmf, dtype=float)
+    if float(row.min()) == float(row.max()):
+        return 0.0  # a uniform row: π_min = 1/m = t at ε = 0, exactly
     return eps_of_t(float(row.min()), row.size)
 
 
 def eps_tilde(prior: Prior, *, tol: float = 1e-14) -> float:
-    """ε̃_X of a prior (see the module docstring); ``inf`` when no finite ε is feasible."""
+    """ε̃_X of a prior (see the module docstring); ``inf`` when no finite ε is feasible.
+
+    The roots of the g_x can span many orders of magnitude (masses of 1e-16 put roots near t ≈ 1e-16 next to
+    roots of order 1/m), so they are found on a logarithmic scale (:func:`_candidate_roots`): each decade of t
+    gets its own companion matrices, and the sign of every g_x is then tested, by the direct evaluation with
+    its rounding error bound (:func:`_feasible`), between consecutive candidates and on a grid of 20 points
+    per decade from below the smallest possible root (Cauchy's bound) to 1/m.  The boundary is refined by
+    bisection in ln t.  ``tol`` is kept for compatibility; the test is relative to each entry's own scale.
+    """
     prior = require_prior(prior, "eps_tilde")
     m = prior.m
     if prior.kind in ("uniform", "iid"):
@@ -92,39 +209,103 @@ def eps_tilde(prior: Prior, *, tol: float = 1e-14) -> float:
         if np.any(lowest < 0):
             return math.inf  # infeasible for every ε: no finite ε̃_X
     tmax = 1.0 / m
-    floor = tol * float(prior.pmf.max())
-
-    def feasible(t: float) -> bool:
-        return bool(np.min(_direct_g(prior, t)) >= -floor)
-
-    # Candidate sign changes: real parts of the roots (clusters of multiple roots included).
-    roots = _real_roots_in(coef, 0.0, tmax)
-    points = np.concatenate([[0.0], roots, [tmax]])
-    good, bad = 0.0, None
-    for lo, hi in zip(points[:-1], points[1:]):
-        if hi - lo <= 0:
-            continue
-        for t in (lo + 0.25 * (hi - lo), 0.5 * (lo + hi), lo + 0.75 * (hi - lo)):
-            if feasible(t):
-                good = t
-            else:
-                bad = t
-                break
-        if bad is not None:
-            break
-    if bad is None:
+    t_min = 0.5 * _smallest_root_bound(coef)
+    tests = [np.geomspace(t_min, tmax, max(2, int(20 * math.log10(tmax / t_min)) + 2))]
+    roots = _candidate_roots(coef, t_min, tmax)
+    if roots.size:
+        pts = np.concatenate([[t_min], roots, [tmax]])
+        lo, hi = pts[:-1], pts[1:]
+        tests += [lo + f * (hi - lo) for f in (0.25, 0.5, 0.75)]
+        tests += [roots * (1 - 1e-9), roots * (1 + 1e-9)]
+    t = np.unique(np.clip(np.concatenate(tests), t_min, tmax))
+    k = _first_infeasible(prior, t)  # ascending, in chunks: stops at the boundary
+    if k is None:
         return 0.0  # every ε > 0 is feasible (t up to 1/m)
-    if good <= 0.0:
-        return math.inf
-    for _ in range(200):  # bisection on the direct evaluation: the boundary to ~1e-16 in t
-        mid = 0.5 * (good + bad)
-        if mid in (good, bad):
+    if k == 0:
+        return math.inf  # cannot happen with full support (g_x(t) > 0 below Cauchy's bound); be safe
+    good, bad = float(t[k - 1]), float(t[k])
+    for _ in range(200):  # bisection in ln t: the boundary to the last bit of t
+        mid = math.sqrt(good) * math.sqrt(bad)
+        if not good < mid < bad:
             break
-        if feasible(mid):
+        if _feasible(prior, np.array([mid]))[0]:
             good = mid
         else:
             bad = mid
-    return eps_of_t(good, m)
+    # ε = eps_of_t(good) rounds; move it up until t_of_eps(ε) itself passes the test (a few ulps at most), so
+    # that E_i at the returned ε̃_X is defined (identifiability_mechanism recomputes t from ε)
+    e = eps_of_t(good, m)
+    step = math.ulp(e)
+    for _ in range(60):
+        if _feasible(prior, np.array([t_of_eps(e, m)]))[0]:
+            break
+        e += step
+        step *= 2.0
+    return e
+
+
+def _smallest_root_bound(coef: np.ndarray) -> float:
+    """A t > 0 below every positive root of every g_x (Cauchy's lower bound |c_j|/(|c_j| + max_k |c_k|) on the
+    roots of t^{−j} g_x, c_j its lowest non-zero coefficient)."""
+    a = np.abs(coef)
+    nz = a > 0
+    has = nz.any(axis=0)
+    a, nz = a[:, has], nz[:, has]
+    j = np.argmax(nz, axis=0)
+    cj = a[j, np.arange(a.shape[1])]
+    rest = np.where(np.arange(a.shape[0])[:, None] > j[None, :], a, 0.0).max(axis=0)
+    bound = cj / (cj + rest)
+    return float(max(bound.min(), 1e-300))
+
+
+def _first_infeasible(prior: Prior, t: np.ndarray, chunk: int = 32) -> int | None:
+    """Index of the first t (ascending) at which :func:`_feasible` fails, or ``None``."""
+    for start in range(0, t.size, chunk):
+        ok = _feasible(prior, t[start : start + chunk])
+        if not ok.all():
+            return start + int(np.argmin(ok))
+    return None
+
+
+def _feasible(prior: Prior, t: np.ndarray) -> np.ndarray:
+    """For each t: every g_x(t) ≥ −(its rounding error bound), i.e. p_Y ≥ 0 up to rounding.
+
+    g = (I − tJ)^{⊗n} p and a = (I + tJ)^{⊗n} p (the same terms in absolute value) are evaluated axis by axis;
+    the error of g is below 2(n + 2)·N_axis·u·a entrywise, which is relative to each entry's own scale (an
+    entry of 1e-16 is tested to ~1e-31, not to a fraction of the largest mass)."""
+    n, m = prior.n, prior.m
+    out = np.empty(t.size, dtype=bool)
+    base = prior.tensor()
+    for start in range(0, t.size, 64):
+        tt = t[start : start + 64].reshape((-1,) + (1,) * n)
+        g = np.broadcast_to(base, tt.shape[:1] + base.shape).copy()
+        a = g.copy()
+        for axis in range(n):
+            g = g - tt * g.sum(axis=axis + 1, keepdims=True)
+            a = a + tt * a.sum(axis=axis + 1, keepdims=True)
+        err = 2.0 * (n + 2) * (m + 2) * 2.0**-53 * a
+        out[start : start + tt.shape[0]] = np.all((g + err).reshape(tt.shape[0], -1) >= 0, axis=1)
+    return out
+
+
+def _candidate_roots(coef: np.ndarray, lo: float, hi: float) -> np.ndarray:
+    """Real roots in (lo, hi) of every g_x, found decade by decade: at the scale σ the polynomial in τ = t/σ
+    has coefficients c_k σ^k; terms below 1e-20 of the largest are dropped (they move roots with |τ| ≤ 100 by
+    a negligible amount), and the roots with 0.01 ≤ τ ≤ 100 are kept.  Candidates only place the sign tests of
+    :func:`eps_tilde`, so their accuracy is not critical."""
+    found = [_real_roots_in(coef, lo, hi)]
+    k = np.arange(coef.shape[0], dtype=float)[:, None]
+    sigma = hi
+    while sigma > lo * 1e-2:
+        scaled = coef * sigma**k
+        big = np.max(np.abs(scaled), axis=0, keepdims=True)
+        big[big == 0] = 1.0
+        scaled = np.where(np.abs(scaled) >= 1e-20 * big, scaled / big, 0.0)
+        tau = _real_roots_in(scaled, 0.01, 100.0)
+        found.append(sigma * tau)
+        sigma *= 0.01
+    roots = np.concatenate(found)
+    return np.unique(roots[(roots > lo) & (roots < hi)])
 
 
 def _direct_g(prior: Prior, t: float) -> np.ndarray:

@@ -46,7 +46,7 @@ Hence ``value - certificate.dual_objective`` bounds the suboptimality of a mecha
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cvxpy as cp
 import numpy as np
@@ -648,10 +648,72 @@ class IPDesign:
         )
 
     def solve(self, eps: float, *, unit: str = "nats") -> SolveResult:
-        """Minimum distortion at privacy level ε (in ``unit``); ``value`` is the distortion of the objective."""
+        """Minimum distortion at privacy level ε (in ``unit``); ``value`` is the distortion of the objective.
+
+        Two levels are settled by theory, without a conic solve (:meth:`_theorem`): ε = 0 (expected
+        objective) and ε at least the C₁ of the unconstrained optimum.
+        """
         e = _check_eps(eps, unit)
+        res = self._theorem(e, check_unit(unit))
+        if res is not None:
+            return res
         prog, sol, iters, history = self._run(e, reverse=False)
         return self._finish(prog, sol, e, iters, history, check_unit(unit), False, None)
+
+    def _theorem(self, eps: float, unit: str) -> SolveResult | None:
+        r"""The optimum where theory gives it, with exact bounds, or ``None``.
+
+        * **ε ≥ C₁(W*)**, W* the unconstrained optimum (each row on argmin_y d(row, y)): W* is feasible, and
+          no mechanism does better than the row-wise minimum: the value is Σ_x p(x) min_y d (expected) or
+          max_x min_y d (worst case), 0 when every answer is an output.  C₁(W*) ≤ ln m always (a vertex
+          channel has at most m inputs), so ε ≥ ln m needs no capacity computation; otherwise the certified
+          upper end of C₁(W*) (:func:`recompute_c1`) must be ≤ ε.
+        * **ε = 0** (expected objective): C(B) = 0 forces equal rows in every vertex channel; the vertex
+          channels that change one individual connect all databases, so the mechanism is constant and the
+          optimum is the best constant row, min_y Σ_x p(x) d(x, y) (:func:`problems.programs.theorem.best_constant`).
+        """
+        from ..certificate import theorem_certificate
+        from ..programs.theorem import best_constant
+
+        R, K = self.cost.shape
+        best = np.argmin(self.d, axis=1)
+        W = np.zeros((R, K))
+        W[np.arange(R), best] = 1.0
+        dmin = self.d[np.arange(R), best]
+        basis = None
+        if eps >= np.log(self.problem.space.m) * (1 + 1e-15) or (
+            eps > 0
+            and float(recompute_c1(self.problem, self._full_matrix(W)).upper_bound) * (1 + 1e-9) <= eps
+        ):  # the margin covers the rounding of the capacity bracket (ε = fl(ln 2) is below C₁ = ln 2)
+            if self.objective == "expected":
+                _, lo, up = best_constant(np.diag(self.row_prior * dmin))
+                lo = lo if np.any(dmin) else 0.0
+                up = up if np.any(dmin) else 0.0
+            else:
+                lo = up = float(dmin.max())
+            basis = "ε ≥ C₁ of the unconstrained optimum (each row on its nearest output): that mechanism is optimal"
+        elif eps == 0.0 and self.objective == "expected":
+            y, lo, up = best_constant(self.cost)
+            W = np.zeros((R, K))
+            W[:, y] = 1.0
+            basis = "ε = 0: every vertex channel has equal rows, so the mechanism is constant; the best constant row"
+        if basis is None:
+            return None
+        value = float(np.sum(self.cost * W)) if self.objective == "expected" else float(dmin.max())
+        stats = SolverStats("theorem", 0.0, 0.0, 0, (("theorem", basis),))
+        mode = self.objective
+        prog = _Program(self.cost, self.d, VertexSet.from_sets([]), mode, self.solver)
+        mu = np.zeros(R if mode == "worst" else 0)
+        sol = _Solution(W, np.zeros((0, K)), np.zeros(0), mu, stats, value, "optimal")
+        res = self._finish(prog, sol, eps, 1, [], unit, False, None)
+        bounds = Bounds(float(lo), float(up))
+        return replace(
+            res,
+            status="optimal",
+            value=value,
+            certificate=theorem_certificate(value, bounds.lower, bounds.upper, basis),
+            bounds=bounds,
+        )
 
     def solve_reverse(self, distortion: float, *, unit: str = "nats") -> SolveResult:
         r""":math:`\epsilon^*_{\mathrm{IP}}(D)`: the smallest largest vertex capacity with :math:`\mathbb E[d]\le D`.

@@ -256,10 +256,13 @@ def exponential_entropy(lam: float, k: int) -> float:
     if lam == 0:
         return math.log(k)
     return float(
-        math.log(-math.expm1(-k * lam) / -math.expm1(-lam))
-        + lam / math.expm1(lam)
-        - k * lam / math.expm1(k * lam)
+        math.log(-math.expm1(-k * lam) / -math.expm1(-lam)) + _x_over_expm1(lam) - _x_over_expm1(k * lam)
     )
+
+
+def _x_over_expm1(x: float) -> float:
+    """x/(e^x − 1) for x > 0 without overflow: x e^{−x}/(1 − e^{−x}) (→ 0 as x → ∞, where e^x overflows)."""
+    return x * math.exp(-x) / -math.expm1(-x)
 
 
 def calibrate_exponential(eps: float, k: int) -> Calibration:
@@ -279,10 +282,14 @@ def calibrate_exponential(eps: float, k: int) -> Calibration:
     elif e == 0:
         lam = 0.0
     else:
+        # a bracket [hi/2, hi] by doubling or halving (λ* ≈ 1/k for large k: an absolute xtol would return 0)
         hi = 1.0
         while exponential_entropy(hi, k) > target:
             hi *= 2
-        lam = float(brentq(lambda t: exponential_entropy(t, k) - target, 0.0, hi, xtol=1e-14, rtol=1e-14))
+        while hi > 1e-300 and exponential_entropy(hi / 2, k) <= target:
+            hi /= 2
+        lo = hi / 2
+        lam = float(brentq(lambda t: exponential_entropy(t, k) - target, lo, hi, xtol=1e-15 * lo, rtol=1e-14))
     bound = math.log(k) - (exponential_entropy(lam, k) if math.isfinite(lam) else 0.0)
     return Calibration(
         mechanism="exponential",

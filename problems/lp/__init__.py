@@ -13,7 +13,17 @@ from .._lazy import lazy_exports
 _LAZY: dict[str, str] = {
     **dict.fromkeys(("BACKENDS", "BackendError", "RawSolution", "backend", "resolve_order"), ".backends"),
     **dict.fromkeys(
-        ("RELATIVE_GAP", "Bounds", "certified", "certify", "lower_bound", "repair", "upper_bound", "verify"),
+        (
+            "RELATIVE_GAP",
+            "ABSOLUTE_GAP",
+            "Bounds",
+            "certified",
+            "certify",
+            "lower_bound",
+            "repair",
+            "upper_bound",
+            "verify",
+        ),
         ".bounds",
     ),
     **dict.fromkeys(("Attempt", "LPSolution", "solve"), ".chain"),
@@ -31,6 +41,7 @@ __all__ = [
     "backend",
     "resolve_order",
     "RELATIVE_GAP",
+    "ABSOLUTE_GAP",
     "Bounds",
     "certified",
     "certify",

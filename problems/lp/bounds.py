@@ -21,7 +21,8 @@ floating point and decreased by a bound on its rounding error (γ_k Σ|terms|); 
 No accuracy of the multipliers is assumed: poor multipliers give a weak bound, never a wrong one.
 
 :func:`certify` combines both; the answer is certified when
-``upper − lower ≤`` :data:`RELATIVE_GAP` ``· upper``.
+``upper − lower ≤`` :data:`RELATIVE_GAP` ``· upper``, or ``upper − lower ≤`` :data:`ABSOLUTE_GAP` (an
+enclosure of an optimum below 1e-200; see :func:`certified`).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from .spec import RatioLPSpec
 
 __all__ = [
     "RELATIVE_GAP",
+    "ABSOLUTE_GAP",
     "Bounds",
     "LPCertificate",
     "repair",
@@ -48,6 +50,9 @@ __all__ = [
 
 #: Certified ⇔ upper − lower ≤ RELATIVE_GAP · upper.
 RELATIVE_GAP = 1e-6
+#: Certified also ⇔ upper − lower ≤ ABSOLUTE_GAP: an optimum proved to lie in [0, 1e-200] (the ratio LPs at
+#: ε of several hundred, where e^{−ε} leaves the range of normal doubles; :mod:`problems.lp.tiny`).
+ABSOLUTE_GAP = 1e-200
 _U = 2.0**-53
 
 
@@ -82,11 +87,17 @@ def _finite(x: float) -> float | None:
 
 
 def certified(lower: float, upper: float, rtol: float = RELATIVE_GAP) -> bool:
-    """True when the bounds agree to ``rtol`` relative (``upper`` finite; exact 0 = 0 is certified)."""
+    """The status rule: True when the finite bounds agree to ``rtol`` relative, or to :data:`ABSOLUTE_GAP`
+    absolute (exact 0 = 0 is certified).
+
+    The absolute tolerance only matters for optima below 1e-194 (where 1e-6 of the value is below it): no
+    distortion or information value of the toolkit is meaningful at that scale, and the relative rule cannot
+    hold there in floating point once the entries of the point leave the normal range of doubles.
+    """
     if not (math.isfinite(upper) and math.isfinite(lower)):
         return False
     gap = (upper - lower) * (1.0 + 4 * _U)
-    return gap <= rtol * abs(upper)
+    return gap <= rtol * abs(upper) or gap <= ABSOLUTE_GAP
 
 
 def _group_sums(spec: RatioLPSpec, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -48,8 +48,11 @@ from ..database import DENSE_LIMIT, DatabaseSpace
 from ..errors import InfeasibleProgramError, InvalidInputError, ShapeMismatchError
 from ..lp import Bounds
 from ..lp.backends import SCALE_MIN_EPS, check_solver
+from ..lp.tiny import in_tiny_regime
 from ..mechanism import Mechanism
+from ..prior_constants import exp_at_least, near_eps_X, round_up_eps_X
 from ..priors import Prior
+from ..programs.theorem import SMALL_EPS_THEOREM, constant_lower, small_eps
 from ..result import SolveResult
 from .reduced_lp import BACKENDS, SMALL_LP_SIZE, ReducedLP, ReducedLPSolution
 from .symmetric_prior import SymmetricPrior, as_symmetric
@@ -99,13 +102,12 @@ class DistanceLP:
         A = sp.csr_matrix(np.ones((1, n + 1)))
         lvals = np.arange(n + 1, dtype=float)
 
-        def log_scale(r: float) -> np.ndarray:  # E_d: P(d = l) = N_l θ^l/(1+(m−1)θ)^n, θ = e^{−ε}
-            e = math.log(r)
+        def log_profile(e: float) -> np.ndarray:  # E_d: P(d = l) = N_l θ^l/(1+(m−1)θ)^n, θ = e^{−ε}
             return logN - lvals * e - n * math.log1p((m - 1) * math.exp(-e))
 
         # the distance chain spans e^{−nε}: always solved scaled by E_d
         self.lp = ReducedLP(
-            c, A, np.ones(1), src, dst, lk, program=program, log_scale=log_scale, scale_from=0.0
+            c, A, np.ones(1), src, dst, lk, program=program, log_profile=log_profile, scale_from=0.0
         )
         self.log_counts = logN
 
@@ -139,10 +141,21 @@ class _Base:
         }
         extras.update(extra)
         mech, p_y, post = self._mechanism(u, reduction, extras)
+        status, value, bounds, cert = sol.status, sol.value, sol.bounds, sol.certificate
+        if extras.get("mechanism_level") == "database":
+            W, status, value, bounds, cert = self._exact_lift(
+                mech.matrix, sol.eps, status, value, bounds, cert
+            )
+            if W is not mech.matrix:
+                mech = Mechanism.on_space(W, self.space)
+                joint = self._lifted_p_x()[:, None] * W
+                p_y = joint.sum(axis=0)
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    post = np.where(p_y > 0, joint / np.where(p_y > 0, p_y, 1.0), 0.0)
         return SolveResult(
             program=self.program,
-            status=sol.status,
-            value=sol.value,
+            status=status,
+            value=value,
             mechanism=mech,
             eps=sol.eps,
             distortion=None,
@@ -151,14 +164,58 @@ class _Base:
                 "normalisation": sol.eq_duals,
                 "nonnegativity": sol.nonneg_duals,
             },
-            certificate=sol.certificate,
+            certificate=cert,
             stats=sol.stats,
             p_y=p_y,
             posterior=post,
             unit="rows",
             extras=extras,
-            bounds=sol.bounds,
+            bounds=bounds,
         )
+
+    def _pair_log_kappa(self) -> np.ndarray | None:
+        """ln κ per neighbour pair of the W-form constraint W(x,y) ≤ e^ε κ W(x',y) (None: κ = 1)."""
+        return None
+
+    def _log_kappa_error(self) -> float:
+        """A bound on the absolute error of :meth:`_pair_log_kappa` (0 for κ = 1)."""
+        return 0.0
+
+    def _exact_lift(self, W: np.ndarray, eps: float, status, value, bounds, cert):  # noqa: ANN001, ANN202
+        """The lifted N×N mechanism made exactly feasible (:mod:`problems.lp.matrix_check`).
+
+        A lifted reduced point (W = u[T]/c(T|t)) or a closed form with tight rows breaks ratio rows by round-off
+        (~1e-15).  W is verified as it is; if a row fails it is mixed with E_d at a level strictly inside the
+        feasible set (ε − ε_min − η, η = min(1, (ε − ε_min)/2)), and the returned value and upper bound become
+        those of the mixture.  Without a verified matrix the status is at most ``inaccurate``.
+        """
+        from dataclasses import replace
+
+        from ..lp.bounds import certified
+        from ..lp.matrix_check import matrix_value_bound, repair_matrix, verify_matrix
+        from ..lp.status import Status
+        from ..mechanism import exponential_mechanism
+
+        lk = self._pair_log_kappa()
+        lk_err = self._log_kappa_error()
+        if verify_matrix(W, self.space, eps, lk, lk_err):
+            return W, status, value, bounds, cert
+        slack = eps - getattr(self, "eps_X", 0.0)
+        fixed, t = None, math.nan
+        if slack > 0 and math.isfinite(slack):
+            level = slack - min(1.0, 0.5 * slack)
+            ref = exponential_mechanism(self.space, level).matrix if level > 0 else np.ones_like(W)
+            fixed, t = repair_matrix(W, ref, self.space, eps, lk, lk_err)
+        if fixed is None:  # the returned matrix is not proved feasible: never "optimal"
+            down = Status.INACCURATE if Status(status) is Status.OPTIMAL else status
+            return W, down, value, bounds, cert
+        cost = self._lifted_p_x()[:, None] * self.space.hamming_matrix()
+        up = matrix_value_bound(fixed, cost)
+        value = float(np.sum(cost * (fixed / fixed.sum(axis=1, keepdims=True))))
+        new = Bounds(min(bounds.lower, up), up)
+        cert = replace(cert, lower_bound=new.lower, upper_bound=new.upper, primal_objective=value)
+        ok = certified(new.lower, new.upper) and Status(status) is Status.OPTIMAL
+        return fixed, (Status.OPTIMAL if ok else Status.INACCURATE), value, new, cert
 
     def _theorem_solution(
         self, u: np.ndarray, value: float, bounds: Bounds, theorem: str, eps: float
@@ -192,11 +249,16 @@ class _Base:
         bounds = Bounds(value * (1 - CLOSED_FORM_MARGIN), value * (1 + CLOSED_FORM_MARGIN))
         u = np.exp(self.lp.spec.log_profile(eps))
         u = u / u.sum()
-        theorem = "paper 002 Lemma 1 (R-PD = h), Lemma 5 and Theorem 1 (19) / Lemma 4 with ε_X = ε̃_X = 0"
+        theorem = {
+            "r-pd": "paper 002 Lemma 1: R-PD = h(ε), attained by E_d with a uniform input marginal (R-PD has no "
+            "prior: the input marginal is a variable)",
+            "pd-dp": "paper 002 Lemma 5 (E_d) and Theorem 1 (19), uniform prior (ε_X = 0)",
+            "pd-i": "paper 002 Lemma 4 (E_i = E_d), uniform prior (ε̃_X = 0), and Lemma 1",
+        }[self.program]
         sol = self._theorem_solution(u, value, bounds, theorem, eps)
         return self._result(sol, "distance", {"theorem": theorem})
 
-    def _constant_theorem(self) -> SolveResult:
+    def _constant_theorem(self, eps: float = 0.0) -> SolveResult:
         """ε = 0 on joint types: a 0-DP mechanism is constant (the neighbour graph is connected), and for a
         row-exchangeable prior E d(X, y) = n − Σ_k P(X_k = y_k) is least at y* = (a*, …, a*), a* the most
         likely value of a row.  In joint types: u[T] = 1 for T = t ⊗ e_{a*}, else 0."""
@@ -207,7 +269,10 @@ class _Base:
         theorem = (
             "ε = 0: a 0-DP mechanism is constant; the best one outputs (a*, …, a*), a* = argmax P(X_k = a)"
         )
-        sol = self._theorem_solution(u, value, bounds, theorem, 0.0)
+        if eps > 0:  # nε ≤ 1e-7: the optimum is at least e^{−nε} times the constant's (programs.theorem)
+            bounds = Bounds(constant_lower(bounds.lower, eps, self.n), bounds.upper)
+            theorem = SMALL_EPS_THEOREM
+        sol = self._theorem_solution(u, value, bounds, theorem, eps)
         res = self._result(sol, self.reduction, self._extras())
         res.extras["theorem"] = theorem
         return res
@@ -275,8 +340,7 @@ class _PriorProgram(_Base):
             lk = self._log_kappa(mv)
             logc, dist, n_, m_ = J.log_count_given_x, J.distance, sym.n, sym.m
 
-            def log_scale(r: float) -> np.ndarray:  # E_d: P(T | t) = c(T|t) Π K_ab^{T_ab}
-                e = math.log(r)
+            def log_profile(e: float) -> np.ndarray:  # E_d: P(T | t) = c(T|t) Π K_ab^{T_ab}
                 return logc - dist * e - n_ * math.log1p((m_ - 1) * math.exp(-e))
 
             self.lp = ReducedLP(
@@ -287,7 +351,7 @@ class _PriorProgram(_Base):
                 mv.dst,
                 lk,
                 program=self.program,
-                log_scale=log_scale,
+                log_profile=log_profile,
                 eps_min=getattr(self, "eps_X", 0.0),
                 constant=self._constant_u(),
             )
@@ -317,10 +381,11 @@ class _PriorProgram(_Base):
         eps = check_eps(eps)
         if path not in ("auto", "lp", "theorem"):
             raise InvalidInputError(f"path must be 'auto', 'lp' or 'theorem', got {path!r}")
-        if self.reduction == "distance" and (path != "lp" or eps == 0.0):
+        tiny = in_tiny_regime(self.lp.spec, eps)  # large ε: the LP answers without solving (lp.tiny)
+        if self.reduction == "distance" and (path != "lp" or eps == 0.0) and not tiny:
             return self._distance_theorem(eps)
-        if eps == 0.0:  # no interior: the best constant mechanism, constructed
-            return self._constant_theorem()
+        if eps == 0.0 or (small_eps(eps, self.n) and getattr(self, "eps_X", 0.0) == 0.0):
+            return self._constant_theorem(eps)  # no interior (or nε ≤ 1e-7): the best constant mechanism
         if path == "theorem" and self.program == "pd-dp":
             raise InvalidInputError(
                 "no theorem of paper 002 gives PD-DP in closed form for a non-uniform prior"
@@ -359,12 +424,67 @@ class ReducedPDI(_PriorProgram):
 
     def __init__(self, prior: Prior | SymmetricPrior, **kwargs) -> None:
         sym = as_symmetric(prior)
-        self.eps_X = _eps_X(sym)
+        self.prior = sym
+        # uniform / i.i.d.: the smallest float ε ≥ the exact ε_X (PD-I is feasible from here on, Lemma 3)
+        self.eps_X = round_up_eps_X(_eps_X(sym), self._exact_eps_X_ratio())
         super().__init__(prior, **kwargs)
 
     def _log_kappa(self, mv) -> np.ndarray:
         with np.errstate(invalid="ignore"):
             return mv.log_kappa + self.log_mass[mv.x_dst] - self.log_mass[mv.x_src]
+
+    def _exact_eps_X_ratio(self):  # noqa: ANN202 - Fraction | None
+        """e^{ε_X} as an exact ratio where it is one of the given floats: 1 (uniform), π_max/π_min (i.i.d.);
+        ``None`` for exchangeable mixtures (their masses are sums computed in floating point)."""
+        from fractions import Fraction
+
+        if self.prior.kind == "uniform":
+            return Fraction(1)
+        if self.prior.kind == "iid" and self.prior.has_full_support:
+            row = [Fraction(float(v)) for v in self.prior.row_pmfs[0]]
+            return max(row) / min(row)
+        return None
+
+    def _boundary(self, res: SolveResult, eps: float) -> SolveResult:
+        """Near ε_X, where no LP point can be verified (no interior), the best constant mechanism is exactly
+        feasible once ε ≥ ε_X is decided exactly; it replaces an answer without a finite upper bound."""
+        from dataclasses import replace
+
+        from ..certificate import theorem_certificate
+
+        exact = self._exact_eps_X_ratio()
+        if (
+            math.isfinite(res.bounds.upper)
+            or exact is None
+            or not exp_at_least(eps, exact)
+            or self.types is None
+        ):
+            return res
+        const = self._constant_theorem(0.0)
+        up = const.bounds.upper
+        lower = min(res.bounds.lower, up)
+        theorem = (
+            "ε ≥ ε_X (decided exactly): the best constant mechanism is feasible (p_X(x) ≤ e^ε p_X(x')); "
+            "lower bound from the LP's multipliers"
+        )
+        return replace(
+            const,
+            eps=eps,
+            status="optimal",
+            bounds=Bounds(lower, up),
+            certificate=theorem_certificate(const.value, lower, up, theorem),
+            extras={**const.extras, "theorem": theorem},
+        )
+
+    def _pair_log_kappa(self) -> np.ndarray | None:
+        """PD-I in W = p_{Y|X}: W(x,y) ≤ e^ε (p_X(x')/p_X(x)) W(x',y)."""
+        i, j = self.space.neighbour_pairs
+        logp = np.log(self._lifted_p_x())
+        return logp[j] - logp[i]
+
+    def _log_kappa_error(self) -> float:
+        """ln p(x') − ln p(x) in floating point: 2 ulp per logarithm and the difference (8u · max |ln p|)."""
+        return 8.0 * 2.0**-53 * float(np.max(np.abs(np.log(self._lifted_p_x())))) + 1e-300
 
     def _theorem(self, eps: float) -> SolveResult | None:
         """Lemma 4 for an i.i.d. prior π^{⊗n}: E_i = E_i^{(1)⊗n} is a valid mechanism iff p_Y ≥ 0, i.e.
@@ -390,10 +510,16 @@ class ReducedPDI(_PriorProgram):
         bounds = Bounds(value * (1 - CLOSED_FORM_MARGIN), value * (1 + CLOSED_FORM_MARGIN))
         theorem = "paper 002 Lemma 4 (E_i = E_i^(1)⊗n for an i.i.d. prior, ε ≥ ε̃_X) and Lemma 1"
         if self.space.size <= self.lift_limit:
+            from ..certificate import theorem_certificate
             from ..closed_forms import apply_kron
+            from ..lp import Status
 
             W = apply_kron(W1.T, np.eye(self.space.size), n).T
             p_x = self._lifted_p_x()
+            cert = theorem_certificate(value, bounds.lower, bounds.upper, theorem)
+            W, status, value, bounds, _ = self._exact_lift(W, eps, Status.OPTIMAL, value, bounds, cert)
+            if status is not Status.OPTIMAL:
+                return None  # not exactly feasible in floating point: the LP answers
             return theorem_result(self.program, eps, self.space, W, p_x[:, None] * W, value, bounds, theorem)
         res = theorem_result(
             self.program,
@@ -416,15 +542,21 @@ class ReducedPDI(_PriorProgram):
                 "the prior gives zero mass to some database, so ε_X = ∞ and no finite identifiability level "
                 f"ε = {e:g} is achievable",
             )
-        if e < self.eps_X - 1e-12:
+        exact = self._exact_eps_X_ratio()
+        if near_eps_X(e, self.eps_X) and exact is not None:
+            below = not exp_at_least(e, exact)  # decided exactly for uniform and i.i.d. priors
+        else:
+            below = e < self.eps_X - 1e-12
+        if below:
             raise InfeasibleProgramError(
                 self.program,
-                f"ε = {e:.6g} < ε_X = {self.eps_X:.6g}: summing (8) over y forces p_X(x) ≤ e^ε p_X(x') for all "
-                "neighbours, which this prior violates (paper 002, Lemma 3)",
+                f"ε = {e!r} is below ε_X ≈ {self.eps_X!r}: summing (8) over y forces p_X(x) ≤ e^ε p_X(x') for "
+                "all neighbours, which this prior violates (paper 002, Lemma 3"
+                + ("; decided exactly)" if near_eps_X(e, self.eps_X) and exact is not None else ")"),
             )
         if path not in ("auto", "lp", "theorem"):
             raise InvalidInputError(f"path must be 'auto', 'lp' or 'theorem', got {path!r}")
-        if path != "lp":
+        if path != "lp" and not (e >= self.eps_X and in_tiny_regime(self.lp.spec, e)):
             res = self._theorem(e)
             if res is not None:
                 return res
@@ -437,8 +569,10 @@ class ReducedPDI(_PriorProgram):
             # at and just above ε_X the feasible set has (almost) no interior: the block method would stall and
             # fall back anyway (measured, docs/orbit_reduction.md §10), so Clarabel solves these directly
             sol = self.lp.solve(max(e, 0.0), backend="clarabel", solver=solver or self.solver)
-            return self._result(sol, self.reduction, self._extras())
-        return super().solve(max(e, 0.0), solver=solver, path=path)
+            res = self._result(sol, self.reduction, self._extras())
+        else:
+            res = super().solve(max(e, 0.0), solver=solver, path=path)
+        return self._boundary(res, e) if near_eps_X(e, self.eps_X) else res
 
 
 class ReducedRPD(_Base):
@@ -468,7 +602,7 @@ class ReducedRPD(_Base):
         from ..closed_forms import check_eps
 
         eps = check_eps(eps)
-        if path != "lp" or eps == 0.0:
+        if (path != "lp" or eps == 0.0) and not in_tiny_regime(self.lp.spec, eps):
             res = self._distance_theorem(eps)
         else:
             sol = self.lp.solve(eps, backend=self.backend, solver=solver or self.solver)
@@ -499,11 +633,17 @@ def choose_backend(reduction: str, m: int, variables: int) -> str:
 
 
 def _eps_X(prior: SymmetricPrior) -> float:
-    """ε_X (paper 002, (16)) of a symmetric prior, over moves t → t − e_a + e_a' of x-types."""
+    """ε_X (paper 002, (16)) of a symmetric prior, over moves t → t − e_a + e_a' of x-types.
+
+    Closed forms where they exist: 0 for the uniform prior, ln(π_max/π_min) for an i.i.d. prior π^{⊗n} (moving
+    one row from a to a' multiplies the mass by π(a')/π(a)), exactly 0 when π is uniform.
+    """
     from .types import compositions
 
     if not prior.has_full_support:
         return math.inf
+    if prior.kind in ("uniform", "iid"):
+        return iid_eps_X(prior.row_pmfs[0]) if prior.kind == "iid" else 0.0
     types = compositions(prior.n, prior.m)
     lm = prior.log_mass(types)
     best = 0.0
@@ -517,6 +657,15 @@ def _eps_X(prior: SymmetricPrior) -> float:
             new[:, a2] += 1
             best = max(best, float(np.max(np.abs(prior.log_mass(new) - lm[sel]), initial=0.0)))
     return best
+
+
+def iid_eps_X(row) -> float:  # noqa: ANN001
+    """ε_X = ln(π_max/π_min) of an i.i.d. prior π^{⊗n} (0 exactly for a uniform π; ∞ without full support)."""
+    row = np.asarray(row, dtype=float)
+    lo, hi = float(row.min()), float(row.max())
+    if lo <= 0:
+        return math.inf
+    return 0.0 if lo == hi else math.log(hi) - math.log(lo)
 
 
 # ---------------------------------------------------------------------- lifting and sampling

@@ -31,6 +31,7 @@ from ..closed_forms import check_eps
 from ..errors import InvalidInputError, ShapeMismatchError
 from ..lp import Bounds, Status, reduced_spec
 from ..lp import solve as solve_lp
+from ..lp.tiny import tiny_solution
 from ..solver import SolverStats
 
 __all__ = ["ReducedLP", "ReducedLPSolution", "BACKENDS", "SMALL_LP_SIZE"]
@@ -76,8 +77,9 @@ class ReducedLP:
         Objective (length K), normalisation rows (sparse, one unit entry per column) and masses.
     src, dst, log_kappa:
         The ratio rows ``u[src_p] ≤ e^ε · exp(log_kappa_p) · u[dst_p]``.
-    log_scale:
-        ``r ↦ ln u`` of the exponential mechanism at r = e^ε (column scaling and exact-repair reference).
+    log_profile:
+        ``ε ↦ ln u`` of the exponential mechanism at ε (column scaling and exact-repair reference); a function
+        of ε, not of e^ε, so that it is defined at every finite ε.
     eps_min:
         The LP has a strictly feasible point for ε > eps_min (ε_X for PD-I).
     constant:
@@ -94,7 +96,7 @@ class ReducedLP:
         log_kappa: np.ndarray,
         *,
         program: str,
-        log_scale: Callable[[float], np.ndarray],
+        log_profile: Callable[[float], np.ndarray],
         eps_min: float = 0.0,
         scale_from: float = 6.0,
         constant: np.ndarray | None = None,
@@ -103,7 +105,6 @@ class ReducedLP:
         self.program = program
         c = np.asarray(c, dtype=float)
         self.K = c.size
-        self.log_scale = log_scale
         self.spec = reduced_spec(
             c,
             _groups(A, self.K),
@@ -112,7 +113,7 @@ class ReducedLP:
             dst,
             log_kappa,
             program=program,
-            log_profile=lambda eps: log_scale(math.exp(eps)),
+            log_profile=log_profile,
             eps_min=eps_min,
             scale_from=scale_from,
             constant=constant,
@@ -139,7 +140,8 @@ class ReducedLP:
         from ..resources import require_reduced_lp
 
         require_reduced_lp(self.K)  # before the back end allocates its factorisation
-        sol = solve_lp(self.spec, eps, solver=solver, prefer=backend.upper(), time_limit=time_limit)
+        tiny = tiny_solution(self.spec, eps)
+        sol = tiny or solve_lp(self.spec, eps, solver=solver, prefer=backend.upper(), time_limit=time_limit)
         u = sol.z if sol.z is not None else np.full(self.K, math.nan)
         return ReducedLPSolution(
             u=u,

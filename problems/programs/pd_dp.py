@@ -20,6 +20,7 @@ import numpy as np
 
 from ..errors import InvalidInputError
 from ..lp.backends import check_solver
+from ..lp.tiny import in_tiny_regime
 from ..mechanism import exponential_mechanism
 from ..prior_constants import eps_X
 from ..priors import Prior, require_prior
@@ -27,7 +28,7 @@ from ..resources import require_dense_lp
 from ..result import SolveResult
 from ._lp_result import lp_result, theorem_result, verified_theorem_result
 from .ratio_lp import RatioLP
-from .theorem import best_constant, safe_h_lower
+from .theorem import SMALL_EPS_THEOREM, best_constant, constant_lower, safe_h_lower, small_eps
 
 __all__ = ["PDDP", "solve_pd_dp", "PATHS"]
 
@@ -65,8 +66,8 @@ class PDDP:
 
     def _theorem(self, eps: float) -> SolveResult | None:
         n, m = self.space.n, self.space.m
-        if eps == 0.0:
-            return constant_result(self.program, self.space, self.prior.pmf, self.cost)
+        if eps == 0.0 or small_eps(eps, n):
+            return constant_result(self.program, self.space, self.prior.pmf, self.cost, eps)
         if self.hamming and self.prior.kind == "uniform":
             E = exponential_mechanism(self.space, eps).matrix
             return verified_theorem_result(
@@ -85,7 +86,9 @@ class PDDP:
         from ..closed_forms import check_eps
 
         eps = check_eps(eps)
-        if check_path(path) != "lp" or eps == 0.0:  # at ε = 0 the LP has no interior: always the theorem
+        tiny = in_tiny_regime(self.lp.spec, eps)  # large ε: the LP answers without solving (lp.tiny)
+        at_zero = eps == 0.0 or small_eps(eps, self.space.n)  # ε = 0: no interior, always the theorem
+        if (check_path(path) != "lp" or at_zero) and not tiny:
             res = self._theorem(eps)
             if res is not None:
                 return res
@@ -101,23 +104,27 @@ class PDDP:
         return lp_result(self.program, sol, self.space, W, self.prior.pmf[:, None] * W)
 
 
-def constant_result(program: str, space, pmf: np.ndarray, cost: np.ndarray) -> SolveResult:  # noqa: ANN001
+def constant_result(
+    program: str,
+    space,  # noqa: ANN001
+    pmf: np.ndarray,
+    cost: np.ndarray,
+    eps: float = 0.0,
+) -> SolveResult:
     """ε = 0: every 0-DP mechanism has equal rows (the neighbour graph is connected), so the optimum is the
-    best constant mechanism, all mass on y* = argmin_y Σ_x C(x, y); exactly feasible as constructed."""
+    best constant mechanism, all mass on y* = argmin_y Σ_x C(x, y); exactly feasible as constructed.
+
+    At 0 < nε ≤ 1e-7 the same mechanism is returned with the lower bound of :func:`constant_lower`."""
     from ..lp import Bounds
 
     y, lo, up = best_constant(cost)
+    basis = "ε = 0: a 0-DP mechanism has equal rows; the best constant mechanism"
+    if eps > 0:
+        lo, basis = constant_lower(lo, eps, space.n), SMALL_EPS_THEOREM
     W = np.zeros((space.size, space.size))
     W[:, y] = 1.0
     return theorem_result(
-        program,
-        0.0,
-        space,
-        W,
-        pmf[:, None] * W,
-        float(cost[:, y].sum()),
-        Bounds(lo, up),
-        "ε = 0: a 0-DP mechanism has equal rows; the best constant mechanism",
+        program, eps, space, W, pmf[:, None] * W, float(cost[:, y].sum()), Bounds(lo, up), basis
     )
 
 

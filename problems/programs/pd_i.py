@@ -36,15 +36,16 @@ import numpy as np
 from ..closed_forms import check_eps
 from ..errors import InfeasibleProgramError, InvalidInputError, InvalidPrivacyLevelError
 from ..lp.backends import check_solver
-from ..mechanism import identifiability_mechanism
-from ..prior_constants import eps_tilde, eps_X
+from ..lp.tiny import in_tiny_regime
+from ..mechanism import identifiability_matrix
+from ..prior_constants import at_least_eps_X, eps_tilde, eps_X, eps_X_ratio, near_eps_X, round_up_eps_X
 from ..priors import Prior, require_prior
 from ..resources import require_dense_lp
 from ..result import SolveResult
 from ._lp_result import lp_result, verified_theorem_result
 from .pd_dp import check_path, constant_result
 from .ratio_lp import RatioLP
-from .theorem import safe_h_lower
+from .theorem import best_constant, safe_h_lower, small_eps
 
 __all__ = ["PDI", "solve_pd_i", "EPS_X_TOLERANCE"]
 
@@ -65,7 +66,8 @@ class PDI:
             require_dense_lp(prior.space, "PD-I")
         self.prior, self.space, self.solver = prior, prior.space, solver
         check_solver(solver)
-        self.eps_X = eps_X(prior)
+        # the smallest float ε ≥ the exact ε_X of the float masses: PD-I is feasible from here on (Lemma 3)
+        self.eps_X = round_up_eps_X(eps_X(prior), eps_X_ratio(prior))
         self.hamming = distortion_matrix is None
         self.d = prior.space.hamming_matrix() if distortion_matrix is None else np.asarray(distortion_matrix)
         if math.isfinite(self.eps_X):
@@ -93,12 +95,56 @@ class PDI:
                 f"the prior gives zero mass to database ({self.space.labels[k]}), so ε_X = ∞ and no finite "
                 f"identifiability level ε = {eps:g} is achievable"
             )
+        if near_eps_X(eps, self.eps_X):
+            if self._feasible_at(eps):
+                return None
+            return (
+                f"ε = {eps!r} is below ε_X = ln max p_X(x)/p_X(x') over neighbours (≈ {self.eps_X!r}; decided "
+                "exactly: e^ε < p_X(x)/p_X(x') for some neighbours): summing (8) over y forces p_X(x) ≤ "
+                "e^ε p_X(x') (paper 002, Lemma 3)"
+            )
         if eps < self.eps_X - EPS_X_TOLERANCE:
             return (
                 f"ε = {eps:.6g} < ε_X = {self.eps_X:.6g}: summing (8) over y forces p_X(x) ≤ e^ε p_X(x') for all "
                 "neighbours, which this prior violates (paper 002, Lemma 3)"
             )
         return None
+
+    def _feasible_at(self, eps: float) -> bool:
+        """ε ≥ ε_X, decided exactly for the float masses (:func:`problems.prior_constants.at_least_eps_X`)."""
+        return at_least_eps_X(self.prior, eps)
+
+    def _boundary(self, res: SolveResult, eps: float) -> SolveResult:
+        """At ε ≥ ε_X (exactly) the best constant mechanism is feasible: p_X(x)·1 ≤ e^ε p_X(x')·1 for all
+        neighbours.  Where the LP proved no upper bound as good (near ε_X the feasible set has no interior, so
+        no LP point can be verified), it is returned with the LP's lower bound (and h(ε)); the status follows."""
+        from dataclasses import replace
+
+        from ..certificate import theorem_certificate
+        from ..lp import Bounds
+
+        cost = self.lp.spec.c.reshape(self.d.shape)
+        y, _, up = best_constant(cost)
+        if not (up < res.bounds.upper) or not self._feasible_at(eps):
+            return res
+        lower = min(res.bounds.lower, up)
+        W = np.zeros_like(cost)
+        W[:, y] = 1.0
+        theorem = (
+            "ε ≥ ε_X (decided exactly): the best constant mechanism is feasible (p_X(x) ≤ e^ε p_X(x')); "
+            "lower bound from the LP's multipliers and h(ε)"
+        )
+        value = float(cost[:, y].sum())
+        out = constant_result(self.program, self.space, self.prior.pmf, cost, 0.0)
+        return replace(
+            out,
+            eps=eps,
+            status="optimal",
+            value=value,
+            bounds=Bounds(lower, up),
+            certificate=theorem_certificate(value, lower, up, theorem),
+            extras={**out.extras, "theorem": theorem, "path": "dense"},
+        )
 
     def _ei_log_scale(self, eps: float) -> np.ndarray:
         """ln of the shape of E_i at ε: p_Y(y) e^{−εd(x,y)}/p_X(x), p_Y = (K_ε⁻¹)^{⊗n} p_X floored at 1e-9·max p_X
@@ -123,7 +169,7 @@ class PDI:
         if not (self.hamming and eps > 0 and eps >= self.eps_tilde):
             return None
         try:
-            E = identifiability_mechanism(self.prior, eps).matrix
+            E = identifiability_matrix(self.prior, eps)  # verified below (repair and exact test)
         except InvalidPrivacyLevelError:
             return None
         return verified_theorem_result(
@@ -143,11 +189,12 @@ class PDI:
         reason = self.infeasibility_reason(eps)
         if reason is not None:
             raise InfeasibleProgramError(self.program, reason)
-        if eps == 0.0:  # only reachable with ε_X = 0 (uniform): W-form = PD-DP at ε = 0
+        if eps == 0.0 or (self.eps_X == 0.0 and small_eps(eps, self.space.n)):
+            # only reachable with ε_X = 0 (uniform): the W-form is PD-DP, at ε = 0 or nε ≤ 1e-7
             return constant_result(
-                self.program, self.space, self.prior.pmf, self.lp.spec.c.reshape(self.d.shape)
+                self.program, self.space, self.prior.pmf, self.lp.spec.c.reshape(self.d.shape), eps
             )
-        if check_path(path) != "lp":
+        if check_path(path) != "lp" and not in_tiny_regime(self.lp.spec, eps):  # large ε: lp.tiny answers
             res = self._theorem(eps)
             if res is not None:
                 return res
@@ -156,9 +203,10 @@ class PDI:
                     f"the theorem path of PD-I needs ε ≥ ε̃_X = {self.eps_tilde:.6g} (paper 002, Lemma 4)"
                 )
         known = safe_h_lower(eps, self.space.n, self.space.m) if self.hamming else 0.0
-        sol = self.lp.solve(max(eps, self.eps_X), solver=solver or self.solver, known_lower=known)
+        sol = self.lp.solve(eps, solver=solver or self.solver, known_lower=known)
         W = sol.Z
-        return lp_result(self.program, sol, self.space, W, self.prior.pmf[:, None] * W)
+        res = lp_result(self.program, sol, self.space, W, self.prior.pmf[:, None] * W)
+        return self._boundary(res, eps) if near_eps_X(eps, self.eps_X) else res
 
 
 def solve_pd_i(prior: Prior, eps: float, *, solver: str | None = None) -> SolveResult:

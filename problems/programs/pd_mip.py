@@ -35,6 +35,7 @@ Theorem 2 of the paper says that for D ≤ h(ε̃_X) the optimum is E_i at ε = 
 
 from __future__ import annotations
 
+import math
 import time
 
 import cvxpy as cp
@@ -205,6 +206,10 @@ class PDMIP:
         self._compiled = False
 
     def _constant(self, D: float, unit: str) -> SolveResult | None:
+        if D == 0.0:
+            res = _zero_distortion_result(self.program, self.space, self.prior.pmf, self.d, unit)
+            if res is not None:
+                return res
         return _zero_rate_result(self.program, self.space, self.prior.pmf, self.d, D, unit)
 
     def solve(self, distortion: float, *, unit: str = "nats", solver: str | None = None) -> SolveResult:
@@ -333,6 +338,58 @@ def _zero_rate_result(
             "theorem": theorem,
         },
         bounds=Bounds(0.0, 0.0),
+    )
+
+
+def _zero_distortion_result(
+    program: str, space, p: np.ndarray, d: np.ndarray, unit: str
+) -> SolveResult | None:  # noqa: ANN001
+    r"""D = 0 with d(x, x) = 0 < d(x, y) (y ≠ x), e.g. Hamming: E d ≤ 0 forces W(y|x) = 0 for y ≠ x wherever
+    p(x) > 0, so W is the identity on the support and I(X;Y) = H(X) exactly (``None`` for other d).
+
+    H(X) = Σ −p ln p is evaluated in floating point; each term carries at most 4u relative error (log,
+    product, sum), so ``[H − e, H + e]`` with e = (K + 8)u Σ terms (K terms) encloses it."""
+    from ..lp import Bounds
+
+    d = np.asarray(d, dtype=float)
+    N = space.size
+    off = ~np.eye(N, dtype=bool)
+    if d.shape != (N, N) or np.any(np.diag(d) != 0) or not np.all(d[off] > 0):
+        return None
+    W = np.eye(N)
+    pos = p > 0
+    terms = -p[pos] * np.log(p[pos])
+    H = float(math.fsum(terms.tolist()))
+    err = (terms.size + 8) * 2.0**-53 * float(np.sum(np.abs(terms)))
+    theorem = "D = 0: E d ≤ 0 forces the identity on the support, so I(X;Y) = H(X)"
+    # (no finite multiplier of E d ≤ 0 proves it: the duals are reported as 0)
+    lo, up = max(0.0, H - err), H + err
+    cert = theorem_certificate(
+        float(to_unit(H, unit)), float(to_unit(lo, unit)), float(to_unit(up, unit)), theorem
+    )
+    return SolveResult(
+        program=program,
+        status="optimal",
+        value=float(to_unit(H, unit)),
+        mechanism=Mechanism.on_space(W, space),
+        eps=None,
+        distortion=0.0,
+        duals={"distortion": 0.0, "normalisation": np.zeros(N), "nonnegativity": np.zeros(W.shape)},
+        certificate=cert,
+        stats=SolverStats("theorem", 0.0, 0.0, 0, (("theorem", theorem),)),
+        p_y=p.copy(),
+        posterior=W.copy(),
+        unit=unit,
+        extras={
+            "expected_distortion": 0.0,
+            "lambda": 0.0,
+            "lambda_certified": 0.0,
+            "lower_bound_nats": lo,
+            "path": "theorem",
+            "theorem": theorem,
+            "extras_in_nats": ["lambda", "lambda_certified", "lower_bound_nats"],
+        },
+        bounds=Bounds(float(to_unit(lo, unit)), float(to_unit(up, unit))),
     )
 
 

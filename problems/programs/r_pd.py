@@ -21,12 +21,13 @@ from ..closed_forms import apply_kron, check_eps, kernel
 from ..database import DatabaseSpace
 from ..errors import InvalidInputError
 from ..lp.backends import check_solver
+from ..lp.tiny import in_tiny_regime
 from ..resources import require_dense_lp
 from ..result import SolveResult
 from ._lp_result import lp_result, theorem_result
 from .pd_dp import check_path
 from .ratio_lp import RatioLP
-from .theorem import safe_h_lower, theorem_point
+from .theorem import safe_h_lower, small_eps, theorem_point
 
 __all__ = ["RPD", "solve_r_pd"]
 
@@ -54,14 +55,14 @@ class RPD:
         eps = check_eps(eps)
         n, m, N = self.space.n, self.space.m, self.space.size
         lower = safe_h_lower(eps, n, m)
-        if (
-            eps == 0.0
-        ):  # q(·, y) constant in x: every such joint has distortion h(0); the uniform one, exactly
+        if eps == 0.0 or small_eps(eps, n):
+            # q(·, y) constant in x: every such joint has distortion h(0); the uniform one, exactly.  It is
+            # feasible at every ε, and h(ε) ≥ its distortion·(1 − ε) is the lower bound at nε ≤ 1e-7.
             q = np.full((N, N), 1.0 / (N * N))
             p_x, W = self._split(q)
             from ..lp import Bounds
 
-            h0 = lower / (1.0 - 1e-13)
+            h0 = safe_h_lower(0.0, n, m) / (1.0 - 1e-13)
             return theorem_result(
                 self.program,
                 eps,
@@ -70,10 +71,13 @@ class RPD:
                 q,
                 h0,
                 Bounds(lower, h0 * (1 + 1e-13)),
-                "paper 002 Lemma 1 at ε = 0 (columns of q constant in x)",
+                "paper 002 Lemma 1 at ε = 0 (columns of q constant in x)"
+                if eps == 0.0
+                else "0 < nε ≤ 1e-7: the ε = 0 optimum (columns of q constant in x, distortion h(0)) is "
+                "feasible, and h(ε) is a lower bound (paper 002 Lemma 1)",
                 extras={"p_x": p_x},
             )
-        if check_path(path) != "lp":
+        if check_path(path) != "lp" and not in_tiny_regime(self.lp.spec, eps):  # large ε: lp.tiny answers
             q0 = apply_kron(kernel(eps, m), np.eye(N), n) / N
             got = theorem_point(self.lp.spec, eps, q0.ravel(), lower)
             if got is not None:
@@ -88,7 +92,8 @@ class RPD:
                     q,
                     float(self.lp.spec.c @ z),
                     bounds,
-                    "paper 002 Lemma 1 (R-PD = h(ε), kernel joint)",
+                    "paper 002 Lemma 1 (R-PD = h(ε), kernel joint; R-PD has no prior: the input marginal is a "
+                    "variable)",
                     extras={"p_x": p_x},
                 )
             if path == "theorem":

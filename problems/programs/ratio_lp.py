@@ -22,7 +22,8 @@ R-PD     joint q(x,y)            d(x,y)                  total mass 1           
 :class:`RatioLP` builds the :class:`~problems.lp.spec.RatioLPSpec` once (:func:`~problems.lp.spec.dense_spec`)
 and solves it through the chain of :func:`problems.lp.solve`: every answer is repaired to an exactly
 feasible point and bounded from below by a safe dual bound; ``status`` is ``optimal`` only when the bounds
-agree to 1e-6 relative (``docs/certificates.md``).
+agree to 1e-6 relative (``docs/certificates.md``).  At ε so large that the optimum is below the absolute
+tolerance of the status rule, no LP is solved (:mod:`problems.lp.tiny`).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from ..database import DatabaseSpace
 from ..errors import InvalidInputError
 from ..lp import Bounds, LPSolution, Status, dense_spec
 from ..lp import solve as solve_lp
+from ..lp.tiny import tiny_solution
 from ..solver import SolverStats
 
 __all__ = ["RatioLP", "RatioLPSolution"]
@@ -121,6 +123,9 @@ class RatioLP:
             raise InvalidInputError(f"method must be 'auto', 'cvxpy' or 'structured', got {method!r}")
         if solver is None and method != "auto":
             solver = method
+        tiny = tiny_solution(self.spec, eps, known_lower)
+        if tiny is not None:  # the optimum is below the absolute tolerance: no LP (problems.lp.tiny)
+            return self._store(tiny)
         sol = solve_lp(self.spec, eps, solver=solver, time_limit=time_limit, known_lower=known_lower)
         return self._store(sol)
 

@@ -23,10 +23,44 @@ import numpy as np
 from ..closed_forms import h
 from ..lp import Bounds, RatioLPSpec, certified, repair, upper_bound
 
-__all__ = ["CLOSED_FORM_MARGIN", "safe_h_lower", "theorem_point", "best_constant"]
+__all__ = [
+    "CLOSED_FORM_MARGIN",
+    "SMALL_EPS_SPREAD",
+    "safe_h_lower",
+    "theorem_point",
+    "best_constant",
+    "small_eps",
+    "constant_lower",
+    "SMALL_EPS_THEOREM",
+]
 
 #: Relative widening of a closed-form value evaluated in floating point (its rounding error is ~1e-15).
 CLOSED_FORM_MARGIN = 1e-13
+
+#: PD-DP (and PD-I with ε_X = 0) at 0 < n·ε ≤ this is answered by the best constant mechanism: it is within the
+#: factor e^{nε} ≤ 1 + 1.0000001e-7 of the optimum (:func:`constant_lower`), well inside the 1e-6 of the rule.
+SMALL_EPS_SPREAD = 1e-7
+
+SMALL_EPS_THEOREM = (
+    "0 < nε ≤ 1e-7: an ε-DP mechanism has W(y|x) ≥ e^{−nε} W(y|x₀) (n steps between any two databases), so the "
+    "optimum is at least e^{−nε} times the best constant mechanism's distortion, which is returned"
+)
+
+
+def small_eps(eps: float, n: int) -> bool:
+    """True for 0 < ε with n·ε ≤ :data:`SMALL_EPS_SPREAD` (including ε so small that e^ε rounds to 1)."""
+    return 0.0 < eps and n * eps <= SMALL_EPS_SPREAD
+
+
+def constant_lower(lower_at_0: float, eps: float, n: int) -> float:
+    r"""A lower bound on D*(ε) from one on D*(0): D*(ε) ≥ e^{−nε} D*(0).
+
+    Any ε-DP W satisfies W(y|x) ≥ e^{−nε} W(y|x₀) for a fixed x₀ (n neighbour steps), so with the cost
+    C(x, y) ≥ 0: Σ_{x,y} C(x,y) W(y|x) ≥ e^{−nε} Σ_y W(y|x₀) Σ_x C(x,y) ≥ e^{−nε} min_y Σ_x C(x,y) = e^{−nε} D*(0).
+    The same holds for PD-I with ε_X = 0 (a uniform prior: the same constraints).  The factor is evaluated
+    with ``expm1`` and lowered by 4 ulp.
+    """
+    return lower_at_0 * (1.0 + math.expm1(-n * eps)) * (1.0 - 4 * 2.0**-53)
 
 
 def safe_h_lower(eps: float, n: int, m: int) -> float:

@@ -42,7 +42,7 @@ def test_pd_dp_and_pd_i_match_dense(n, m):
             W = lift_mechanism(b).matrix
             assert expected_distortion(W, prior) == pytest.approx(b.value, abs=1e-8)
             assert dp_level(W, prior.space, floor=1e-7) <= eps + 1e-5
-            e_i = max(eps, ri.eps_X)  # PD-I only exists from ε_X on
+            e_i = max(eps, ri.eps_X, di.eps_X)  # PD-I only exists from ε_X on (each rounded up exactly)
             for e in {e_i, e_i + 0.5}:
                 a, b = di.solve(e), ri.solve(e)
                 # the dense PD-I occasionally ends "optimal_inaccurate" and falls back to a looser solver:

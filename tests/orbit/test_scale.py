@@ -291,16 +291,9 @@ def test_reduced_pd_i_at_eps_tilde_X_above_and_below_the_kink():
         assert res.bounds.lower <= ref * (1 + 1e-12) and ref * (1 - 1e-12) <= res.bounds.upper
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "ReducedPDI at ε = ε_X = ε̃_X exactly (the shipped pd-i row at D/n = 0.32 is this solve): the Lemma 4 "
-        "theorem path needs π_min(e^ε + m − 1) ≥ 1 + 1e-12 and is skipped, and the LP point at the boundary "
-        "is not verified feasible, so status is 'failed' with bounds.upper = inf although the value is "
-        "h(ε_X) = 0.3n to 1e-11"
-    ),
-)
 def test_reduced_pd_i_exactly_at_eps_X_is_certified():
+    """ReducedPDI at ε = ε_X = ε̃_X exactly (the shipped pd-i row at D/n = 0.32 is this solve): ε ≥ ε_X is decided
+    exactly and the best constant mechanism, feasible there, is optimal (value h(ε_X) = 0.3n)."""
     n = 20
     res = ReducedPDI(symmetric_iid(n, list(ROW))).solve(math.log(7 / 3))
     ref = n / (1.0 + 7 / 3)
