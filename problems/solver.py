@@ -27,7 +27,6 @@ __all__ = ["SolverStats", "available_solvers", "solve_with_fallback", "DEFAULT_O
 
 DEFAULT_ORDER: tuple[str, ...] = ("CLARABEL", "HIGHS", "SCS")
 _LP_ONLY = {"HIGHS", "GLPK", "GLOP", "CBC", "SCIPY"}
-_INFEASIBLE = {cp.INFEASIBLE, cp.INFEASIBLE_INACCURATE}
 
 # Tight defaults so that certificates reach ~1e-9 where the solver can.
 _DEFAULT_OPTIONS: dict[str, dict] = {
@@ -96,7 +95,8 @@ def solve_with_fallback(
     Raises
     ------
     InfeasibleProgramError
-        If a solver certifies infeasibility.
+        If a solver certifies infeasibility (status ``infeasible``; ``infeasible_inaccurate`` is recorded as an
+        attempt and the next solver is tried).
     SolverFailedError
         If no solver returned an optimal (or, as a last resort, optimal-inaccurate) solution.
     """
@@ -121,7 +121,8 @@ def solve_with_fallback(
         attempts.append((name, status))
         if status == cp.OPTIMAL:
             return _stats(problem, name, wall, attempts)
-        if status in _INFEASIBLE:
+        # only a solver's proof counts ("infeasible"); "infeasible (inaccurate)" is no proof: try the next one
+        if status == cp.INFEASIBLE:
             reason = infeasible_reason() if infeasible_reason else f"{name} reports status {status!r}"
             raise InfeasibleProgramError(program, reason)
         if status == cp.OPTIMAL_INACCURATE and inaccurate is None:

@@ -30,3 +30,51 @@ def test_lp_only_solver_refused_for_conic():
     x = cp.Variable()
     with pytest.raises(InvalidInputError, match="only linear programs"):
         solve_with_fallback(cp.Problem(cp.Minimize(cp.exp(x))), program="t", solver="HIGHS")
+
+
+def test_conic_fallback_after_a_crash(monkeypatch):
+    """The first solver crashes: the next one answers, and the attempts record both."""
+    _fail_for(monkeypatch, {"CLARABEL"})
+    x = cp.Variable()
+    problem = cp.Problem(cp.Minimize(cp.exp(x) - x))  # optimum 1 at x = 0
+    stats = solve_with_fallback(problem, program="t")
+    assert stats.attempts[0][0] == "CLARABEL" and stats.attempts[0][1].startswith("error:")
+    assert stats.solver == "SCS"
+    assert abs(problem.value - 1.0) < 1e-4
+
+
+def test_infeasible_inaccurate_is_not_a_proof(monkeypatch):
+    """A solver's "infeasible (inaccurate)" is recorded and the next solver is tried; with none left, the
+    failure is SolverFailedError, never InfeasibleProgramError."""
+    from problems import SolverFailedError
+
+    def solve(self, *args, solver=None, **kwargs):
+        self._status = cp.INFEASIBLE_INACCURATE
+        return None
+
+    monkeypatch.setattr(cp.Problem, "solve", solve)
+    monkeypatch.setattr(cp.Problem, "status", property(lambda self: self._status))
+    x = cp.Variable()
+    with pytest.raises(SolverFailedError) as info:
+        solve_with_fallback(cp.Problem(cp.Minimize(x), [x >= 0]), program="t", lp=True)
+    assert "infeasible_inaccurate" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("word", "status"),
+    [
+        ("optimal", "optimal"),
+        ("optimal_inaccurate", "inaccurate"),
+        ("infeasible", "infeasible"),
+        ("infeasible_inaccurate", "failed"),
+        ("PrimalInfeasible", "failed"),
+        ("AlmostSolved", "inaccurate"),
+        ("Solved", "optimal"),
+        ("unbounded", "failed"),
+        ("something new", "failed"),
+    ],
+)
+def test_solver_words_map_through_the_table(word, status):
+    from problems.lp.status import Status
+
+    assert Status(word) == status

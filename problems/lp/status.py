@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-__all__ = ["Status", "EXIT_CODES"]
+__all__ = ["Status", "EXIT_CODES", "SOLVER_WORDS"]
 
 
 class Status(StrEnum):
@@ -37,15 +37,36 @@ class Status(StrEnum):
 
     @classmethod
     def _missing_(cls, value: object) -> Status | None:
-        """Solver words (CVXPY, Clarabel) mapped to the toolkit's: anything inaccurate is ``inaccurate``."""
-        text = str(value).lower()
-        if "infeasible" in text:
-            return cls.INFEASIBLE if "inaccurate" not in text else cls.FAILED
-        if "inaccurate" in text or "almost" in text:
-            return cls.INACCURATE
-        if text in ("solved",):
-            return cls.OPTIMAL
-        return cls.FAILED
+        """A solver's word (CVXPY's statuses, Clarabel's) through :data:`SOLVER_WORDS`; an unknown word is
+        ``failed``.  A solver's "infeasible (inaccurate)" or "primal infeasible" is never ``infeasible``: only the
+        toolkit's own proofs are."""
+        key = str(value).strip().lower().replace(" ", "_")
+        return SOLVER_WORDS.get(key, cls.FAILED)
+
+
+#: Solver status words and what they say in the toolkit's terms (``optimal`` still has to pass the certificate:
+#: :class:`~problems.result.SolveResult` downgrades it otherwise).
+SOLVER_WORDS: dict[str, Status] = {
+    # CVXPY (cvxpy.settings)
+    "optimal_inaccurate": Status.INACCURATE,
+    "infeasible_inaccurate": Status.FAILED,
+    "unbounded": Status.FAILED,
+    "unbounded_inaccurate": Status.FAILED,
+    "infeasible_or_unbounded": Status.FAILED,
+    "user_limit": Status.FAILED,
+    "solver_error": Status.FAILED,
+    # Clarabel (SolverStatus)
+    "solved": Status.OPTIMAL,
+    "almostsolved": Status.INACCURATE,
+    "primalinfeasible": Status.FAILED,
+    "dualinfeasible": Status.FAILED,
+    "almostprimalinfeasible": Status.FAILED,
+    "almostdualinfeasible": Status.FAILED,
+    "maxiterations": Status.FAILED,
+    "maxtime": Status.FAILED,
+    "numericalerror": Status.FAILED,
+    "insufficientprogress": Status.FAILED,
+}
 
 
 #: Exit codes of the command lines (README, docs/certificates.md).
