@@ -122,6 +122,11 @@ class _Base:
         check_solver(solver)
         self.types: JointTypes | None = None
         self.lp: ReducedLP
+        self.reduction: str  # "distance" or "joint-type"
+        self.log_px_type: np.ndarray  # ln P(t(X) = t) per x-type (joint-type reduction of a prior)
+
+    def _extras(self) -> dict[str, Any]:  # pragma: no cover - the programs with a prior define it
+        raise NotImplementedError
 
     # -------------------------------------------------------------- results
     def _result(self, sol: ReducedLPSolution, reduction: str, extra: dict[str, Any]) -> SolveResult:

@@ -72,7 +72,7 @@ class PDI:
             # Solve in W = q / p_X (rows sum to 1): q(x,y) ≤ e^ε q(x',y)  ⇔  W(x,y) ≤ e^ε (p_X(x')/p_X(x)) W(x',y).
             pi, pj = self.space.neighbour_pairs
             logp = np.log(prior.pmf)
-            self.lp = RatioLP(
+            self.lp: RatioLP | None = RatioLP(
                 self.space,
                 prior.pmf[:, None] * self.d,
                 np.ones(self.space.size),
@@ -126,6 +126,7 @@ class PDI:
             E = identifiability_mechanism(self.prior, eps).matrix
         except InvalidPrivacyLevelError:
             return None
+        assert self.lp is not None  # ε ≥ ε̃_X ≥ ε_X: finite
         return verified_theorem_result(
             self.program,
             eps,
@@ -143,6 +144,7 @@ class PDI:
         reason = self.infeasibility_reason(eps)
         if reason is not None:
             raise InfeasibleProgramError(self.program, reason)
+        assert self.lp is not None  # ε_X < ∞, else infeasibility_reason refused every ε
         if eps == 0.0:  # only reachable with ε_X = 0 (uniform): W-form = PD-DP at ε = 0
             return constant_result(
                 self.program, self.space, self.prior.pmf, self.lp.spec.c.reshape(self.d.shape)
