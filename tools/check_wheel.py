@@ -18,7 +18,8 @@ Steps, each timed:
    excepted); any such access fails the check.
 4. The checks, from a working directory outside the repository, with ``PYTHONPATH`` unset:
 
-   * ``problems.__file__`` lies inside the new environment;
+   * ``problems.__file__`` lies inside the new environment, with the package data (``py.typed`` markers,
+     the precomputed orbit-scale rows);
    * ``privacy-problems --version`` prints the version of ``pyproject.toml``;
    * ``privacy-problems solve pd-dp --n 3 --m 2 --prior uniform --eps 1 --path lp --json`` is certified
      optimal with the value of the closed form n(m−1)/(m−1+e^ε) (uniform prior: randomized response on
@@ -201,6 +202,9 @@ def check_wheel(
     for f in where:
         if venv not in Path(f).resolve().parents:
             raise WheelCheckError(f"import: {f} is not inside the new environment {venv}")
+    for data in ("problems/py.typed", "ipopt_models/py.typed", "problems/orbit/data/orbit_scale_n200.csv"):
+        if not (site / data).is_file():
+            raise WheelCheckError(f"package data: {data} is not installed from the wheel")
     out = _run([venv / "bin" / "privacy-problems", "--version"], cwd=run_dir, env=env, what="--version")
     if version not in out:
         raise WheelCheckError(f"--version: {out.strip()!r} does not name version {version}")
