@@ -170,8 +170,20 @@ def check_wheel(
         paths = sysconfig.get_paths()
         deps = list(dict.fromkeys([paths["purelib"], paths["platlib"]]))
         (site / "_layered_dependencies.pth").write_text("".join(f"{p}\n" for p in deps))
-        pip = [sys.executable, "-m", "pip", "--python", python, "install", "--quiet", "--no-deps", wheels[0]]
-    _run(pip, cwd=work, env=dict(os.environ), what="pip install the wheel")
+        # --ignore-installed: the layered site-packages may hold an (editable) install of the same version
+        pip = [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            python,
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--ignore-installed",
+        ]
+        pip.append(wheels[0])
+    _run(pip, cwd=work, env=_clean_env(venv), what="pip install the wheel")
 
     # 3. the guard against reading the source tree
     guard_log = work / "source_tree_reads.log"
