@@ -13,6 +13,8 @@ Every model returns a frozen :class:`MultistartResult`.  A multistart value is a
 upper for a minimum), never a proof of global optimality; see ``docs/ipopt_models.md``.
 """
 
+from typing import TYPE_CHECKING
+
 from problems._lazy import lazy_exports
 
 # Imported on first use (PEP 562), so ``python -m ipopt_models`` validates its input before CasADi loads.
@@ -39,6 +41,23 @@ _LAZY: dict[str, str] = {
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, globals(), _LAZY)
+
+if TYPE_CHECKING:  # the lazily loaded names, for type checkers
+    from ._common import CasadiUnavailableError, MultistartResult, require_casadi
+    from .balance import (
+        BENCHMARK_CHANNELS,
+        BalanceCurve,
+        CertifiedBound,
+        balance_curve,
+        certified_c1b_upper,
+        exponential_array,
+        quantised_gaussian_array,
+        randomized_response_array,
+    )
+    from .bilinear_pd import bilinear_pd_i, bilinear_r_pd
+    from .capacity import JointCapacityModel, individual_informations, joint_capacity, theorem2_value
+    from .pd_mip import pd_mip_nlp
+    from .reproduce import reproduce_section
 
 
 __all__ = [

@@ -27,6 +27,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -136,7 +137,7 @@ def theorem2_value(channel) -> tuple[float, float, str]:
     try:
         from problems.information.individual_capacity import individual_capacity
     except ImportError:  # pragma: no cover - the sibling package is expected
-        individual_capacity = None
+        individual_capacity = None  # type: ignore[assignment]  # the fallback below
     if individual_capacity is not None:
         r = individual_capacity(W, tol=1e-10)
         return float(r.lower_bound), float(r.upper_bound), "problems.information.individual_capacity"
@@ -179,7 +180,7 @@ class JointCapacityModel:
         par = ca.SX.sym("par", 1 + n)  # (b, one-hot individual weights)
         b, w = par[0], par[1:]
 
-        def xlogx_sum(mat: np.ndarray) -> ca.SX:
+        def xlogx_sum(mat: np.ndarray) -> Any:  # a casadi.SX expression (CasADi ships no types)
             keep = np.any(mat != 0, axis=1)  # rows that are identically zero contribute 0·log 0 = 0
             v = ca.DM(mat[keep]) @ p
             return ca.sum1(v * ca.log(v))

@@ -209,7 +209,7 @@ def _run(args: argparse.Namespace) -> int:
         prior = parse_prior(args.prior, space) if args.program == "pd-i" else None
         from .bilinear_pd import bilinear_pd_i, bilinear_r_pd
 
-        if args.program == "pd-i":
+        if prior is not None:  # pd-i
             res = bilinear_pd_i(prior, args.eps, starts=args.starts, seed=args.seed)
         else:
             res = bilinear_r_pd(space, args.eps, starts=args.starts, seed=args.seed)

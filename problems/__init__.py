@@ -8,6 +8,8 @@ Conventions (fixed once, everywhere):
   (last row fastest): index ``Σ_k x_k m^{n-k}``.
 """
 
+from typing import TYPE_CHECKING
+
 from ._lazy import lazy_exports
 
 __version__ = "0.1.0"
@@ -57,6 +59,32 @@ _LAZY: dict[str, str] = {
 __getattr__, __dir__ = lazy_exports(
     __name__, globals(), _LAZY, modules=("closed_forms", "measures", "priors")
 )
+
+if TYPE_CHECKING:  # the lazily loaded names, for type checkers
+    from . import closed_forms, measures, priors
+    from .certificate import Certificate, lp_certificate
+    from .closed_forms import h, h_inv
+    from .database import DatabaseSpace
+    from .errors import (
+        InfeasibleProgramError,
+        InvalidChannelError,
+        InvalidDistortionError,
+        InvalidInputError,
+        InvalidMechanismError,
+        InvalidPriorError,
+        InvalidPrivacyLevelError,
+        PrivacyToolkitError,
+        ProblemTooLargeError,
+        ShapeMismatchError,
+        SolverFailedError,
+    )
+    from .lp import Bounds, Status
+    from .mechanism import Mechanism, exponential_mechanism, identifiability_mechanism
+    from .prior_constants import eps_tilde, eps_X
+    from .priors import Prior
+    from .programs import PDDP, PDI, PDMIP, RPD, solve_pd_dp, solve_pd_i, solve_pd_mip, solve_r_pd
+    from .result import SolveResult
+    from .solver import SolverStats
 
 
 __all__ = [

@@ -22,6 +22,7 @@ import math
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from .cli_common import (
     EXIT_CODES,
@@ -45,6 +46,10 @@ from .cli_common import (
     run,
 )
 from .errors import InfeasibleProgramError, InvalidInputError, PrivacyToolkitError
+
+if TYPE_CHECKING:
+    from .orbit.symmetric_prior import SymmetricPrior
+    from .priors import Prior
 
 __all__ = ["main", "build_parser", "result_exit_code", "SUBCOMMAND_MODULES"]
 
@@ -100,7 +105,7 @@ def _check_solve_options(args) -> None:
     )
 
 
-def _export(res, built, args) -> tuple[object, dict]:  # noqa: ANN001
+def _export(res, built, args) -> tuple[Any, dict]:  # noqa: ANN001
     """The mechanism to write and its metadata; database level unless --export-level types."""
     import numpy as np
 
@@ -251,6 +256,7 @@ def _cmd_constants(args) -> int:
     space = DatabaseSpace(args.n, args.m)
     symmetric = args.prior.split(":", 1)[0].strip().lower() in SYMMETRIC_SPECS
     note = None
+    prior: Prior | SymmetricPrior
     if symmetric:  # never the mⁿ pmf: the constants from the rows of the prior
         from .orbit.symmetric_prior import parse_symmetric_prior
         from .prior_constants import symmetric_constants

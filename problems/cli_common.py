@@ -30,7 +30,7 @@ import traceback
 import warnings
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from .errors import (
     InfeasibleProgramError,
@@ -100,7 +100,7 @@ class UsageError(InvalidInputError):
 class Parser(argparse.ArgumentParser):
     """``argparse.ArgumentParser`` whose errors are :class:`UsageError` (exit code 2 through :func:`main`)."""
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         raise UsageError(f"{message} (see {self.prog} --help)")
 
 

@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -134,6 +135,7 @@ def privacy_distortion_curve(
     start = time.perf_counter()
     name = {"d": "pd-dp", "i": "pd-i", "m": "pd-mip"}[notion]
     eX, eT = curve_constants(prior)
+    program: Any  # PDDP, PDI or PDMIP, or their orbit-reduced counterparts
     if isinstance(prior, Prior):
         program = {"d": PDDP, "i": PDI, "m": PDMIP}[notion](prior, solver=solver)
     else:  # a SymmetricPrior: the orbit-reduced programs, never the mⁿ pmf

@@ -104,12 +104,12 @@ def export_mechanism(mechanism: Mechanism, path: str | Path, *, metadata: dict |
         np.save(buf, np.ascontiguousarray(W), allow_pickle=False)
         return atomic_write_bytes(path, buf.getvalue())
     if suffix == ".csv":
-        buf = io.StringIO()
-        writer = csv.writer(buf, lineterminator="\n")
+        text = io.StringIO()
+        writer = csv.writer(text, lineterminator="\n")
         writer.writerow(["x\\y", *mechanism.output_labels])
         for label, row in zip(mechanism.input_labels, W):
             writer.writerow([label, *(repr(float(v)) for v in row)])
-        return atomic_write_text(path, buf.getvalue())
+        return atomic_write_text(path, text.getvalue())
     payload = {
         "format": "privacy-problems mechanism v1",
         "convention": "matrix[x][y] = p(y|x); rows are inputs, columns outputs; itertools.product order",

@@ -96,7 +96,7 @@ class Mechanism:
 
     @property
     def shape(self) -> tuple[int, int]:
-        return self.matrix.shape  # type: ignore[return-value]
+        return self.matrix.shape
 
     def output_distribution(self, p_x: np.ndarray) -> np.ndarray:
         """p_Y = p_X W."""

@@ -107,7 +107,7 @@ def privacy_distortion_figure(curves: Sequence[Curve], *, title: str | None = No
         ax.set_ylabel(r"privacy level $\epsilon$ (nats)")
         top = np.nanmax(tops)
         ax.set_ylim(0, min(top * 1.08 + 0.1, 12))
-    info_ax = ax if not levels else (ax.twinx() if info else None)
+    info_ax = ax if not (levels and info) else ax.twinx()
     for c in info:
         info_ax.plot(c.distortion, c.eps, **_STYLES[c.notion])
     if info:

@@ -196,14 +196,16 @@ def uniform(space: DatabaseSpace) -> Prior:
     return Prior(space, np.full(space.size, 1.0 / space.size), "uniform", "uniform", (row,), (1.0,))
 
 
-def iid(space: DatabaseSpace, row_pmf: Sequence[float]) -> Prior:
+def iid(space: DatabaseSpace, row_pmf: Sequence[float] | np.ndarray) -> Prior:
     """The i.i.d. prior p_X(x) = Π_k π(x_k) with per-row pmf π (length m)."""
     row = validate_pmf(row_pmf, space.m, name="row pmf")
     name = "iid(" + ",".join(f"{v:.4g}" for v in row) + ")"
     return Prior(space, _product_pmf(space, row), "iid", name, (row,), (1.0,))
 
 
-def exchangeable_mixture(space: DatabaseSpace, row_pmfs: Sequence[Sequence[float]], weights) -> Prior:
+def exchangeable_mixture(
+    space: DatabaseSpace, row_pmfs: Sequence[Sequence[float] | np.ndarray], weights
+) -> Prior:
     """The exchangeable (correlated) prior Σ_j w_j π_j^{⊗n}: a mixture of i.i.d. priors."""
     rows = tuple(validate_pmf(r, space.m, name=f"row pmf {j}") for j, r in enumerate(row_pmfs))
     w = validate_pmf(weights, len(rows), name="mixture weights")

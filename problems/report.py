@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import math
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -110,12 +111,12 @@ VERDICT_COLUMNS = [
 ]
 
 
-def _cell(text: str) -> str:
+def _cell(text: object) -> str:
     """Text safe inside a markdown table cell (pipes escaped, one line)."""
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def verdict_table(checks: list[Check], failed_sections: list[tuple[str, str]] = ()) -> list[str]:
+def verdict_table(checks: list[Check], failed_sections: Sequence[tuple[str, str | None]] = ()) -> list[str]:
     """The verdict table (markdown lines), its column legend and the list of failed sections."""
     lines = [
         "| claim | source | measured quantity | measured | tolerance | verdict |",

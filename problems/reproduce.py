@@ -347,12 +347,12 @@ def reproduce(
             sec.paths += [Path(p) for p in fn(out, progress, report=sec, **kwargs)]
 
         runs.append((title, run))
-    for title, run in runs:
+    for title, run_section in runs:
         progress(f"[{title}]")
         sec = Section(title)
         start = time.perf_counter()
         try:
-            run(sec)
+            run_section(sec)
         except Exception as exc:  # a section failing must not hide the others: the verdict table says so
             progress(f"  section failed: {exc!r}")
             sec.error = f"{type(exc).__name__}: {exc}"
@@ -429,12 +429,12 @@ def _render(result: ReproduceResult, seconds: float) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _sections() -> list[tuple[str, Callable, dict]]:
+def _sections() -> list[tuple[str, Callable | str, dict]]:
     """Reproduction sections of the other modules, with the keyword arguments of their ``--quick`` form.
 
     A section whose optional dependency is missing comes with the reason (a string) instead of a function.
     """
-    found = []
+    found: list[tuple[str, Callable | str, dict]] = []
     for title, module, attr, quick_kwargs in (
         (
             "Information privacy (papers 000, 001, 003, 004)",

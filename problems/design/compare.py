@@ -127,7 +127,10 @@ def calibrated_channels(problem: DesignProblem, eps: float, *, unit: str = "nats
     from ..information import calibrate_exponential, calibrate_gaussian
 
     def add(name: str, W_answers: np.ndarray | None, W_full: np.ndarray | None, parameter: str, value: float):
-        W = problem.expand(W_answers) if W_full is None else W_full
+        if W_full is None:
+            assert W_answers is not None  # one of the two is given
+            W_full = problem.expand(W_answers)
+        W = W_full
         c1 = recompute_c1(problem, W).c1 if k > 1 else 0.0
         out.append(Baseline(name, W, _expected(problem, W), float(c1), parameter, float(value)))
 

@@ -244,7 +244,7 @@ def design_problem(
             raise InvalidInputError(f"query function failed or returned a non-numeric answer: {exc}") from exc
         if vals.ndim != 2:
             raise InvalidInputError("a query function must return answers of one fixed length")
-        name = query_name or getattr(query, "__name__", "query")
+        name = query_name or str(getattr(query, "__name__", "query"))
     else:
         raise InvalidInputError(f"query must be a name in {sorted(QUERIES)} or a callable, got {query!r}")
     vals = np.asarray(vals, dtype=float)

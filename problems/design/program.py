@@ -46,7 +46,9 @@ Hence ``value - certificate.dual_objective`` bounds the suboptimality of a mecha
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import Any, cast
 
 import cvxpy as cp
 import numpy as np
@@ -60,7 +62,7 @@ from ..errors import (
     ProblemTooLargeError,
     SolverFailedError,
 )
-from ..lp import Bounds
+from ..lp import Bounds, Status
 from ..mechanism import Mechanism
 from ..result import SolveResult
 from ..solver import SolverStats, solve_with_fallback
@@ -402,7 +404,7 @@ class IPDesign:
         self._check_memory()
         self._full: _Program | None = None
         #: called once per constraint-generation iteration with a one-line description (or None)
-        self.progress = None
+        self.progress: Callable[[str], object] | None = None
 
     # -- helpers -----------------------------------------------------------------------------------------
     def _check_memory(self) -> None:
@@ -461,14 +463,14 @@ class IPDesign:
             assert self.pool is not None
             if self._full is None or self._full.mode != mode:
                 self._full = _Program(self.cost, self.d, self.pool, mode, self.solver)
-            sol = self._full.solve(value)
-            return self._full, sol, 1, history
+            return self._full, self._full.solve(value), 1, history
         vs = neighbour_vertices(self.problem, factor=self.factor)
         if vs.count > 2_000:
             vs = VertexSet.from_sets([])
         active = set(vs.sets())
         eps_target = value
-        prog = sol = None
+        prog: _Program | None = None
+        sol: _Solution | None = None
         total_solver = 0.0
         for it in range(1, self.max_iterations + 1):
             prog = _Program(self.cost, self.d, VertexSet.from_sets(sorted(active)), mode, self.solver)
@@ -571,14 +573,15 @@ class IPDesign:
             primal_objective=float(primal),
             dual_objective=float(bound),
             tolerance=1e-6,
-            **(
+            **cast(
+                "dict[str, Any]",
                 {}
                 if bounds is None
                 else {
                     "lower_bound": bounds.lower,
                     "upper_bound": bounds.upper,
                     "basis": "capacity-constrained dual bound and a mechanism whose recomputed C₁ is ≤ ε",
-                }
+                },
             ),
         )
         # duals per vertex channel
@@ -628,11 +631,11 @@ class IPDesign:
         return SolveResult(
             program=self.program if not reverse else "ip-reverse",
             # the toolkit's own certificate decides: the solver's word is kept in stats.attempts
-            status="optimal" if cert.ok else str(sol.status),
+            status=Status.OPTIMAL if cert.ok else Status(str(sol.status)),
             value=float(primal) if not reverse else float(to_unit(eps, unit)),
             mechanism=mech,
             eps=float(to_unit(eps, unit)),
-            distortion=None if not reverse else float(D),
+            distortion=None if not reverse or D is None else float(D),
             duals={
                 "capacity_per_vertex": per_vertex,
                 "capacity": lam_raw,
@@ -709,7 +712,7 @@ class IPDesign:
         bounds = Bounds(float(lo), float(up))
         return replace(
             res,
-            status="optimal",
+            status=Status.OPTIMAL,
             value=value,
             certificate=theorem_certificate(value, bounds.lower, bounds.upper, basis),
             bounds=bounds,

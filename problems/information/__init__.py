@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sys as _sys
 import types as _types
+from typing import TYPE_CHECKING
 
 from .._lazy import lazy_exports
 
@@ -73,6 +74,73 @@ _LAZY: dict[str, str] = {
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, globals(), _LAZY)
+
+if TYPE_CHECKING:  # the lazily loaded names, for type checkers
+    from .basic_channels import (
+        Calibration,
+        DataIndependentReport,
+        NoiseComparison,
+        binary_entropy,
+        calibrate_exponential,
+        calibrate_gaussian,
+        calibrate_randomized_response,
+        data_independent_bound,
+        exponential_channel,
+        exponential_entropy,
+        gaussian_amplitude_capacity,
+        gaussian_capacity_bound,
+        gaussian_noise_comparison,
+        randomized_response_channel,
+    )
+    from .capacity import (
+        CapacityResult,
+        blahut_arimoto,
+        blahut_arimoto_batch,
+        capacity_bounds,
+        capacity_conic,
+        channel_capacity,
+        divergences,
+        mutual_information,
+    )
+    from .channel import PrivacyChannel, load_channel, validate_channel_array
+    from .composition import (
+        BasicCompositionReport,
+        ParallelCompositionExample,
+        basic_composition,
+        compose_independent,
+        cross_capacity,
+        general_composition_channel,
+        group_capacity,
+        parallel_composition_example,
+    )
+    from .dependent import (
+        ContagiousExample,
+        DependentPrivacyReport,
+        Theorem2Bound,
+        blocks_prior,
+        clamped_geometric_count_channel,
+        contagious_example,
+        dependent_privacy_report,
+        information_privacy_ratios,
+        theorem2_bound,
+    )
+    from .individual_capacity import (
+        IndividualCapacityResult,
+        adversary_distribution,
+        individual_capacity,
+        information_privacy,
+    )
+    from .max_information import (
+        DPWitness,
+        MaxInformationResult,
+        dp_level,
+        dp_witness,
+        max_information,
+        max_information_independent,
+        optimise_max_information_independent,
+        product_prior,
+    )
+    from .vertex import VertexSearch, vertex_search
 
 
 __all__ = [

@@ -199,5 +199,5 @@ def parallel_composition_example(p: float = 0.2) -> ParallelCompositionExample:
     bsc = np.array([[1 - p, p], [p, 1 - p]])
     arr = np.einsum("ar,bs->abrs", bsc, bsc).reshape(2, 2, 4)
     res = individual_capacity(arr)
-    part = math.log(2) - binary_entropy(p)
+    part = math.log(2) - float(binary_entropy(p))
     return ParallelCompositionExample(float(p), part, res.c1, res.c1 - part, res)

@@ -14,6 +14,7 @@ import json
 import math
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -135,7 +136,7 @@ def reproduce_section(
         ("BEC(0.3)", np.array([[0.7, 0.3, 0.0], [0.0, 0.3, 0.7]]), 0.7),
         ("Z(0.1)", np.array([[1.0, 0.0], [0.1, 0.9]]), 0.7628482520),
     ]
-    rows = []
+    rows: list[list[Any]] = []
     for name, W, ref in refs:
         ba, cc = blahut_arimoto(W), capacity_conic(W)
         rows.append(
@@ -283,8 +284,8 @@ def reproduce_section(
         )
     rows = []
     for p1 in (0.1, 0.01, 1e-4, 1e-6):
-        ex = contagious_example(0.5, p1)
-        rows.append([p1, ex.dp_level, ex.log_ratio, ex.limit])
+        example = contagious_example(0.5, p1)
+        rows.append([p1, example.dp_level, example.log_ratio, example.limit])
     if sec:
         sec.say(
             "**Dependent sources** (paper 001, Example 2, contagious disease): an ε-DP mechanism (ε = 0.5) leaks "

@@ -63,7 +63,7 @@ def dp_witness(channel: PrivacyChannel | np.ndarray) -> DPWitness:
     :math:`p(y|x)>0=p(y|x')`).  Vectorised: for each axis :math:`i`, :math:`\log\max_{x_i}W - \log\min_{x_i}W`."""
     ch = as_channel(channel)
     W = ch.array
-    best = (-np.inf, 0, (), (), 0)
+    best: tuple[float, int, tuple[int, ...], tuple[int, ...], int] = (-np.inf, 0, (), (), 0)
     for i in range(ch.n):
         mx = W.max(axis=i)
         mn = W.min(axis=i)

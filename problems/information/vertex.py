@@ -140,6 +140,7 @@ def vertex_search(
         pos = np.stack([pos_per_a[a][choice[:, a]] for a in range(A)], axis=1)
         by_arity.setdefault(A, []).append((ids, pos, gi))
 
+    best: tuple[float, float, int, tuple[int, ...], tuple[int, int, np.ndarray] | None]
     best = (0.0, 0.0, 0, (), None)  # lower, upper-of-best, group index, rest positions, p
     upper_all = 0.0
     distinct = evaluated = pruned = 0
@@ -208,12 +209,12 @@ def vertex_search(
 
     lower, _, gi, rest_pos, extra = best
     if extra is None:  # every vertex channel has a single distinct row: C = 0
-        g = tuple(groups[0])
-        A = int(np.prod([sizes[j] for j in g]))
+        g0 = tuple(groups[0])
+        A = int(np.prod([sizes[j] for j in g0]))
         return VertexSearch(
             lower=0.0,
             upper=upper_all,
-            group=g,
+            group=g0,
             group_index=0,
             vertex_rest=tuple([0] * A),
             input_distribution=np.full(A, 1.0 / A),

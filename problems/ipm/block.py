@@ -365,6 +365,7 @@ def solve_block_lp(
     sysm = RaggedBlockSystem(c, A, b, src, dst, kappa, r, bounded=bounded, layered=layered)
 
     def stop(u, nu, lam, s) -> bool:  # noqa: ANN001 - the caller's test, on the unscaled iterate
+        assert enough is not None  # passed only when given
         return bool(enough(*sysm.unscale(u, nu, lam, s)[:3]))
 
     # overflow/invalid values end the iteration ("non-finite iterate") and the caller falls back to Clarabel

@@ -234,6 +234,7 @@ class _Newton:
                 ds[c] = dsc
             else:  # no s: dsc is the rounding left in equation (1), refined by solve()
                 ds[c] = 0.0
+                assert e1 is not None
                 e1[c] = dsc
 
         self._map(stage3, self.chunks)

@@ -10,10 +10,14 @@ from __future__ import annotations
 import ctypes
 import glob
 import os
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 __all__ = ["lapack_kernels", "band_kernels", "BlasThreads", "LapackKernels", "BandKernels"]
+
+_CFunc = Callable[..., Any]  # a ctypes foreign function
 
 
 class LapackKernels:
@@ -23,7 +27,7 @@ class LapackKernels:
     at the same time (SciPy's f2py wrappers hold it).  Used only when the library and symbols are found.
     """
 
-    def __init__(self, potrf: object, potri: object, potrs: object) -> None:
+    def __init__(self, potrf: _CFunc, potri: _CFunc, potrs: _CFunc) -> None:
         self._potrf, self._potri, self._potrs = potrf, potri, potrs
 
     def potrf(self, a: np.ndarray) -> int:
@@ -102,7 +106,7 @@ class BandKernels:
     Fortran-order arrays of shape (n,) or (n, k), solved in place.
     """
 
-    def __init__(self, pbtrf: object, pbtrs: object, tbtrs: object) -> None:
+    def __init__(self, pbtrf: _CFunc, pbtrs: _CFunc, tbtrs: _CFunc) -> None:
         self._pbtrf, self._pbtrs, self._tbtrs = pbtrf, pbtrs, tbtrs
 
     def pbtrf(self, ab: np.ndarray) -> int:
@@ -151,13 +155,13 @@ def band_kernels() -> BandKernels | None:
     return _BAND[0]
 
 
-def _openblas_libraries() -> list[object]:
+def _openblas_libraries() -> list[ctypes.CDLL]:
     """The OpenBLAS copies bundled with SciPy and NumPy (``scipy.libs``/``numpy.libs``), loaded by ctypes."""
     import scipy
 
     libs = []
     for pkg in (scipy, np):
-        libdir = os.path.join(os.path.dirname(os.path.dirname(pkg.__file__)), pkg.__name__ + ".libs")
+        libdir = os.path.join(os.path.dirname(os.path.dirname(str(pkg.__file__))), pkg.__name__ + ".libs")
         for path in sorted(glob.glob(os.path.join(libdir, "libscipy_openblas*.so*"))):
             try:
                 libs.append(ctypes.CDLL(path))
@@ -166,7 +170,7 @@ def _openblas_libraries() -> list[object]:
     return libs
 
 
-def _openblas_handles() -> list[tuple[object, object]]:
+def _openblas_handles() -> list[tuple[_CFunc, _CFunc]]:
     """(set, get) thread-count functions of the OpenBLAS copies loaded by NumPy and SciPy, if found."""
     import ctypes
 
@@ -190,7 +194,7 @@ class BlasThreads:
     best neutral and, on a loaded machine, slows them down by two orders of magnitude (busy-waiting threads).
     """
 
-    _handles: list[tuple[object, object]] | None = None
+    _handles: list[tuple[_CFunc, _CFunc]] | None = None
 
     def __init__(self, n: int) -> None:
         self.n = n

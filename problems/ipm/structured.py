@@ -60,6 +60,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from typing import cast
 
 import numpy as np
 import scipy.linalg as sla
@@ -320,7 +321,7 @@ class _BlockFactor:
             chunks = [range(k, N, threads) for k in range(threads)]
             with ThreadPoolExecutor(threads) as ex:
                 parts = list(ex.map(work, chunks))
-            S = sum(parts)
+            S = cast(np.ndarray, sum(parts))
         else:
             S = work(range(N))
         if failed:
@@ -527,13 +528,14 @@ def solve_ratio_lp_structured(
         data.bounded = False
     cs = data.cost_scale
 
-    def unscaled(zt, nu, lam, s) -> tuple[np.ndarray, ...]:  # noqa: ANN001
+    def unscaled(zt, nu, lam, s) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:  # noqa: ANN001
         z = np.ascontiguousarray(zt.T).ravel()
         # scaled row p = g_p·(original row p)  ⇒  original multiplier = g_p · scaled multiplier
         lam_out = (lam * data.row_scale[None, :] * cs).T.ravel()  # (P, N) -> p*N + y
         return z, nu * cs, lam_out, np.ascontiguousarray(s.T).ravel() * cs
 
     def stop(zt, nu, lam, s) -> bool:  # noqa: ANN001 - the caller's test, on the unscaled iterate
+        assert enough is not None  # passed only when given
         return bool(enough(*unscaled(zt, nu, lam, s)[:3]))
 
     with BlasThreads(BLAS_THREADS):

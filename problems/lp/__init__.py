@@ -7,6 +7,8 @@
 * :mod:`problems.lp.status` — the status enum and the exit codes.
 """
 
+from typing import TYPE_CHECKING
+
 from .._lazy import lazy_exports
 
 # Imported on first use (PEP 562): ``problems.lp.status`` (the exit codes) must not pull in the back ends.
@@ -32,6 +34,23 @@ _LAZY: dict[str, str] = {
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, globals(), _LAZY)
+
+if TYPE_CHECKING:  # the lazily loaded names, for type checkers
+    from .backends import BACKENDS, BackendError, RawSolution, backend, resolve_order
+    from .bounds import (
+        ABSOLUTE_GAP,
+        RELATIVE_GAP,
+        Bounds,
+        certified,
+        certify,
+        lower_bound,
+        repair,
+        upper_bound,
+        verify,
+    )
+    from .chain import Attempt, LPSolution, solve
+    from .spec import RatioLPSpec, dense_spec, reduced_spec
+    from .status import EXIT_CODES, Status
 
 
 __all__ = [

@@ -92,7 +92,7 @@ class LPSolution:
         Weight of the reference point mixed into the back end's point by the exact repair.
     """
 
-    z: np.ndarray | None
+    z: np.ndarray
     value: float
     bounds: Bounds
     status: Status
@@ -345,7 +345,7 @@ def solve(
     value = spec.objective(shown)
     lam_c = np.clip(np.nan_to_num(np.asarray(lam, dtype=float)), 0.0, None)
     nu_c = np.nan_to_num(np.asarray(nu, dtype=float))
-    cert = certificate_of(spec, eps, shown, nu_c, lam_c, d, bounds)
+    certificate = certificate_of(spec, eps, shown, nu_c, lam_c, d, bounds)
     stats = SolverStats(
         solver=str(best_from),
         solve_time=float(used_time),
@@ -353,4 +353,4 @@ def solve(
         iterations=used_iters,
         attempts=tuple(a.as_pair() for a in attempts),
     )
-    return LPSolution(shown, value, bounds, status, nu_c, lam_c, d, cert, stats, float(eps), best_mix)
+    return LPSolution(shown, value, bounds, status, nu_c, lam_c, d, certificate, stats, float(eps), best_mix)

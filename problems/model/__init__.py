@@ -6,6 +6,8 @@ data; :mod:`problems.model.instances` writes the papers' programs as models; :mo
 writes a mechanism with its constraint set and re-checks it without CVXPY.
 """
 
+from typing import TYPE_CHECKING
+
 from .._lazy import lazy_exports
 
 # Loaded on first use, so that ``python -m problems model --help`` and the other subcommands do not import
@@ -22,6 +24,12 @@ _LAZY: dict[str, str] = {
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, globals(), _LAZY, modules=("losses", "privacy"))
+
+if TYPE_CHECKING:  # the lazily loaded names, for type checkers
+    from . import losses, privacy
+    from .export import export_model, is_feasible
+    from .model import MechanismModel, ModelResult
+    from .neighbours import UnboundedSpace, resolve_pairs
 
 
 __all__ = [

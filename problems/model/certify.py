@@ -33,6 +33,7 @@ margin rather than term by term with directed rounding — the same standard as 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -125,7 +126,7 @@ def lagrangian_bound(
     mults: list[list[np.ndarray]],
     f_and_grad,
     linear: bool,
-    extra_points: list[np.ndarray] = (),
+    extra_points: Sequence[np.ndarray] = (),
 ) -> tuple[float, float]:
     """Rigorous (up to the stated margin) lower bound on the optimum, and the Frank–Wolfe gap at the solver's point.
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import tomllib
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -36,6 +37,9 @@ from ..lp.status import EXIT_CODES
 from . import losses
 from .neighbours import UnboundedSpace
 from .paths import PATHS
+
+if TYPE_CHECKING:
+    from .model import MechanismModel
 
 __all__ = ["add_parser", "register", "run", "model_from_spec"]
 
@@ -153,7 +157,7 @@ def _constraint(d: dict, k: int, relation):  # noqa: ANN001
         raise InvalidInputError(f"{where} ({kind}) is missing the key {exc.args[0]!r}") from exc
 
 
-def model_from_spec(spec: dict) -> MechanismModel:  # noqa: F821 - imported below (CVXPY on first use)
+def model_from_spec(spec: dict) -> MechanismModel:
     """Build a :class:`MechanismModel` from the parsed TOML (see the module docstring)."""
     from .model import MechanismModel
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import cvxpy as cp
 import numpy as np
@@ -49,6 +49,8 @@ from .losses import as_loss
 from .paths import PATHS
 from .privacy import (
     Built,
+    ExpectedLoss,
+    IndividualCapacity,
     ModelContext,
     MutualInformation,
     PrivacyConstraint,
@@ -238,7 +240,10 @@ class MechanismModel:
         if self.objective != "expected_loss" or self.user_constraints or len(self.constraints) != 1:
             return None
         c = self.constraints[0]
-        if type(c) not in (Differential, Identifiability) or not isinstance(c.neighbours, DatabaseSpace):
+        if type(c) not in (Differential, Identifiability):
+            return None
+        c = cast(Differential | Identifiability, c)
+        if not isinstance(c.neighbours, DatabaseSpace):
             return None
         space = c.neighbours
         if space.size != self.N or self.K != self.N:
@@ -336,8 +341,11 @@ class MechanismModel:
         from ..priors import from_pmf
         from ..programs import PDDP, PDI
 
-        name, space, eps = self.recognised()
-        res = {"pd-dp": PDDP, "pd-i": PDI}[name](from_pmf(space, self.prior), solver=solver).solve(eps)
+        recognised = self.recognised()
+        assert recognised is not None  # route() chose "program"
+        name, space, eps = recognised
+        program: type[PDDP] | type[PDI] = PDDP if name == "pd-dp" else PDI
+        res = program(from_pmf(space, self.prior), solver=solver).solve(eps)
         return self._result(
             W=np.asarray(res.mechanism.matrix, dtype=float),
             value=res.value,
@@ -356,10 +364,11 @@ class MechanismModel:
         parts = [c.ratio_rows(self.ctx) for c in self.constraints]
         if any(r is None for r in parts):
             raise InvalidInputError("the model is not a ratio LP")
-        if parts:
-            i = np.concatenate([r[0] for r in parts]).astype(np.int64)
-            j = np.concatenate([r[1] for r in parts]).astype(np.int64)
-            a = np.concatenate([r[2] for r in parts]).astype(float)
+        rows = [r for r in parts if r is not None]
+        if rows:
+            i = np.concatenate([r[0] for r in rows]).astype(np.int64)
+            j = np.concatenate([r[1] for r in rows]).astype(np.int64)
+            a = np.concatenate([r[2] for r in rows]).astype(float)
         else:
             i = j = np.zeros(0, np.int64)
             a = np.zeros(0)
@@ -415,7 +424,7 @@ class MechanismModel:
                 "the bounds and status cover the toolkit's constraints; user constraints are evaluated in "
                 "floating point on the returned mechanism (violation must be ≤ 0 for 'optimal'), not proved"
             )
-        D = [c.at_most for c in self.constraints if c.kind == "expected_loss"]
+        D = [c.at_most for c in self.constraints if isinstance(c, ExpectedLoss)]
         return ModelResult(
             program=self.name,
             status=status,
@@ -460,7 +469,7 @@ class MechanismModel:
         is proved when the certified lower bound of min E L under the other constraints exceeds the cap."""
         from ..errors import SolverFailedError
 
-        caps = [c.at_most for c in self.constraints if c.kind == "expected_loss"]
+        caps = [c.at_most for c in self.constraints if isinstance(c, ExpectedLoss)]
         if caps and not self.user_constraints:
             sub = MechanismModel(self.prior, self.loss, name=f"{self.name} (without loss caps)")
             for c in self.constraints:
@@ -628,7 +637,7 @@ class MechanismModel:
             size += term.size + float(np.sum(term.gW_abs))
         k = cap[0]
         lam = np.clip(np.nan_to_num(np.atleast_1d(mults[k][0])), 0.0, None)
-        c = self.constraints[k]
+        c = cast(IndividualCapacity, self.constraints[k])
         const -= c.at_most * float(lam.sum())
         bound, _ = _lagrangian_bound(Wc, np.asarray(aux[k][0], float), c.vertices(), lam, C, const)
         scale = 1.0 + abs(bound) + abs(const) + float(np.abs(C).sum()) + size + c.at_most * float(lam.sum())

@@ -12,6 +12,8 @@ See ``docs/orbit_reduction.md`` for the derivation.  Public API:
 * :class:`JointTypes`, :class:`ReducedLP` — the building blocks.
 """
 
+from typing import TYPE_CHECKING
+
 from .._lazy import lazy_exports
 
 # Imported on first use (PEP 562): the command line reaches the dispatcher without loading the solvers.
@@ -45,6 +47,23 @@ _LAZY: dict[str, str] = {
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, globals(), _LAZY)
+
+if TYPE_CHECKING:  # the lazily loaded names, for type checkers
+    from .dispatch import PATHS, make_program, resolve_path
+    from .lift_dual import lift_duals, lifted_certificate
+    from .pd_mip_iid import ProductChannel, ReducedPDMIP, iid_row_pmf, product_channel
+    from .programs import LIFT_LIMIT, ReducedPDDP, ReducedPDI, ReducedRPD, lift_mechanism, sample
+    from .reduced_lp import ReducedLP, ReducedLPSolution
+    from .symmetric_prior import (
+        SymmetricPrior,
+        as_symmetric,
+        parse_symmetric_prior,
+        symmetric_contagious,
+        symmetric_iid,
+        symmetric_mixture,
+        symmetric_uniform,
+    )
+    from .types import JointTypes, compositions
 
 
 __all__ = [

@@ -100,6 +100,8 @@ def make_program(
         if name == "r-pd":
             space = prior if isinstance(prior, DatabaseSpace) else prior.space
             return ReducedRPD(space, **kwargs)
+        if isinstance(prior, DatabaseSpace):
+            raise InvalidInputError(f"{name} needs a prior; a DatabaseSpace alone is accepted for r-pd only")
         if name == "pd-mip":
             return ReducedPDMIP(prior, **kwargs)
         return (ReducedPDDP if name == "pd-dp" else ReducedPDI)(prior, **kwargs)
@@ -211,7 +213,7 @@ def program_from_spec(
         if isinstance(prior, SymmetricPrior):
             prior = prior.to_prior()
         target = space if name == "r-pd" else prior
-    if chosen == "reduced" and method == "lp" and name in ("pd-dp", "pd-i") and target.kind != "uniform":
+    if chosen == "reduced" and method == "lp" and name in ("pd-dp", "pd-i") and prior.kind != "uniform":
         from ..resources import reduced_lp_variables, require_reduced_lp
 
         require_reduced_lp(

@@ -92,6 +92,10 @@ def lifted_certificate(program, result: SolveResult, dense_lp) -> Certificate:  
     KKT residuals at the lifted point and rigorous bounds on the *dense* optimum."""
     W, nu, lam, _mu = lift_duals(program, result, dense_lp.pairs)
     spec = dense_lp.spec
+    if result.eps is None:
+        raise InvalidInputError(
+            "a lifted certificate needs the result of a PD-DP / PD-I / R-PD solve at some ε"
+        )
     proof = certify(spec, float(result.eps), W.ravel(), nu, lam)
     z = proof.z if proof.z is not None else W.ravel()
     return certificate_of(

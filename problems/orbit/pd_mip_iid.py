@@ -52,6 +52,7 @@ from ..certificate import Certificate
 from ..closed_forms import check_distortion
 from ..database import DENSE_LIMIT, DatabaseSpace
 from ..errors import InvalidInputError, InvalidPriorError, ShapeMismatchError
+from ..lp.status import Status
 from ..measures import mutual_information
 from ..mechanism import Mechanism
 from ..priors import Prior, iid
@@ -266,7 +267,7 @@ class ReducedPDMIP:
         }
         return SolveResult(
             program=self.program,
-            status="optimal" if cert.certified else "inaccurate",
+            status=Status.OPTIMAL if cert.certified else Status.INACCURATE,
             value=float(to_unit(value, unit)),
             mechanism=Mechanism(W, labels, labels),
             eps=None,

@@ -46,7 +46,7 @@ from scipy.special import gammaln
 
 from ..database import DENSE_LIMIT, DatabaseSpace
 from ..errors import InfeasibleProgramError, InvalidInputError, ShapeMismatchError
-from ..lp import Bounds
+from ..lp import Bounds, Status
 from ..lp.backends import SCALE_MIN_EPS, check_solver
 from ..lp.tiny import in_tiny_regime
 from ..mechanism import Mechanism
@@ -124,6 +124,11 @@ class _Base:
         check_solver(solver)
         self.types: JointTypes | None = None
         self.lp: ReducedLP
+        self.reduction: str  # "distance" or "joint-type"
+        self.log_px_type: np.ndarray  # ln P(t(X) = t) per x-type (joint-type reduction of a prior)
+
+    def _extras(self) -> dict[str, Any]:  # pragma: no cover - the programs with a prior define it
+        raise NotImplementedError
 
     # -------------------------------------------------------------- results
     def _result(self, sol: ReducedLPSolution, reduction: str, extra: dict[str, Any]) -> SolveResult:
@@ -470,7 +475,7 @@ class ReducedPDI(_PriorProgram):
         return replace(
             const,
             eps=eps,
-            status="optimal",
+            status=Status.OPTIMAL,
             bounds=Bounds(lower, up),
             certificate=theorem_certificate(const.value, lower, up, theorem),
             extras={**const.extras, "theorem": theorem},

@@ -30,6 +30,7 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -210,9 +211,9 @@ def scale_rows(
     :func:`~problems.orbit.symmetric_prior.parse_symmetric_prior`); default the i.i.d. prior with row ``row``.
     """
     cls = {"dp": ReducedPDDP, "i": ReducedPDI}[program]
-    prior = symmetric_iid(n, row) if prior is None else parse_symmetric_prior(prior, n, 2)
+    sym = symmetric_iid(n, row) if prior is None else parse_symmetric_prior(prior, n, 2)
     progress(f"n = {n}: building reduced PD-{program.upper()}")
-    prog = cls(prior)
+    prog = cls(sym)
     lo = getattr(prog, "eps_X", 0.0)
     counter = [0]
     log: list[dict] = []
@@ -437,7 +438,7 @@ def scale_plot(
     hv = np.asarray(h_inv(grid * 2, 2, 2), dtype=float)  # h⁻¹(δn) does not depend on n for m = 2
     axes[0].plot(grid, np.maximum(hv, 0), ":", color="k", lw=1.2, label=r"$\max\{h^{-1}(D), 0\}$")
     axes[1].axhline(0.0, color="k", lw=1.2, ls=":")
-    styles = {
+    styles: dict[str, dict[str, Any]] = {
         "pd-dp": dict(ls="-", marker="o", ms=4, lw=1.5),
         "pd-i": dict(ls=(0, (5, 3)), marker="s", ms=7, mfc="none", mew=1.2, lw=1.5),
     }

@@ -211,9 +211,9 @@ def parse_symmetric_prior(spec: str, n: int, m: int) -> SymmetricPrior:
             raise InvalidPriorError(f"--prior iid needs {m} probabilities (m = {m}), got {len(row)}")
         return symmetric_iid(n, row)
     if kind == "contagious":
-        w, _, row = rest.partition(":")
+        w, _, row_text = rest.partition(":")
         return symmetric_contagious(
-            n, m, _floats(w, "--prior contagious weight")[0], _floats(row, "row") if row else None
+            n, m, _floats(w, "--prior contagious weight")[0], _floats(row_text, "row") if row_text else None
         )
     if kind == "mixture":
         parts = rest.split("/")

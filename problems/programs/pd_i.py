@@ -74,7 +74,7 @@ class PDI:
             # Solve in W = q / p_X (rows sum to 1): q(x,y) ≤ e^ε q(x',y)  ⇔  W(x,y) ≤ e^ε (p_X(x')/p_X(x)) W(x',y).
             pi, pj = self.space.neighbour_pairs
             logp = np.log(prior.pmf)
-            self.lp = RatioLP(
+            self.lp: RatioLP | None = RatioLP(
                 self.space,
                 prior.pmf[:, None] * self.d,
                 np.ones(self.space.size),
@@ -121,8 +121,9 @@ class PDI:
         from dataclasses import replace
 
         from ..certificate import theorem_certificate
-        from ..lp import Bounds
+        from ..lp import Bounds, Status
 
+        assert self.lp is not None  # ε_X < ∞: the LP exists
         cost = self.lp.spec.c.reshape(self.d.shape)
         y, _, up = best_constant(cost)
         if not (up < res.bounds.upper) or not self._feasible_at(eps):
@@ -139,7 +140,7 @@ class PDI:
         return replace(
             out,
             eps=eps,
-            status="optimal",
+            status=Status.OPTIMAL,
             value=value,
             bounds=Bounds(lower, up),
             certificate=theorem_certificate(value, lower, up, theorem),
@@ -172,6 +173,7 @@ class PDI:
             E = identifiability_matrix(self.prior, eps)  # verified below (repair and exact test)
         except InvalidPrivacyLevelError:
             return None
+        assert self.lp is not None  # ε ≥ ε̃_X ≥ ε_X: finite
         return verified_theorem_result(
             self.program,
             eps,
@@ -189,6 +191,7 @@ class PDI:
         reason = self.infeasibility_reason(eps)
         if reason is not None:
             raise InfeasibleProgramError(self.program, reason)
+        assert self.lp is not None  # ε_X < ∞, else infeasibility_reason refused every ε
         if eps == 0.0 or (self.eps_X == 0.0 and small_eps(eps, self.space.n)):
             # only reachable with ε_X = 0 (uniform): the W-form is PD-DP, at ε = 0 or nε ≤ 1e-7
             return constant_result(

@@ -152,6 +152,8 @@ class RatioLP:
         One-sided where the active set changes with ε.
         """
         sol = self.last if sol is None else sol
+        if sol is None:
+            raise InvalidInputError("sensitivity() needs a solution: solve first, or pass sol")
         r = float(np.exp(sol.eps))
         z = sol.Z.ravel()
         return -r * float(sol.ratio_duals.ravel() @ (self.spec.kappa * z[self.spec.dst]))

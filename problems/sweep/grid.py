@@ -287,7 +287,8 @@ class SweepSpec:
                                     solver=self.solver,
                                     path=self.path,
                                     query=q,
-                                    **{name: float(value)},
+                                    eps=float(value) if name == "eps" else None,
+                                    distortion=float(value) if name == "distortion" else None,
                                 )
                                 out.setdefault(p.key, p)
         return list(out.values())

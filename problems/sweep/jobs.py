@@ -101,7 +101,7 @@ def _worker() -> str:
 
 
 def _row(point: Point, **cells: Any) -> dict:
-    row = {
+    row: dict[str, Any] = {
         "program": point.program,
         "n": point.n,
         "m": point.m,
@@ -159,6 +159,7 @@ def _solve_program(point: Point) -> tuple[Any, Any]:
     from ..orbit.dispatch import program_from_spec, solve_from_spec
 
     value = point.distortion if point.program == "pd-mip" else point.eps
+    assert value is not None  # Point requires ε or D for its program
     if _kind(point.prior) != "dirichlet":
         built = program_from_spec(
             point.program, point.prior, point.n, point.m, point.path, solver=point.solver
@@ -180,6 +181,7 @@ def _inverse(point: Point) -> dict:
     prior = build_prior(point, dense=dense)
     prog = make_program(name, prior, path="dense" if dense else "reduced", solver=point.solver)
     t0 = time.perf_counter()
+    assert point.distortion is not None  # Point requires D for eps-d / eps-i
     D = float(point.distortion)
     if dense:
         inv = privacy_for_distortion(prog, D)
@@ -223,6 +225,7 @@ def _design(point: Point) -> dict:
     prior = None if point.prior == "uniform" else build_prior(point, dense=True)
     problem = design_problem(space, point.query, prior=prior)
     t0 = time.perf_counter()
+    assert point.eps is not None  # Point requires ε for design
     res = design_mechanism(problem, point.eps, solver=point.solver)
     return _from_result(point, res, time.perf_counter() - t0)
 
@@ -270,6 +273,7 @@ def _model(point: Point) -> dict:
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise InvalidInputError(f"model spec {str(path)!r} cannot be read as TOML: {exc}") from exc
     t0 = time.perf_counter()
+    assert point.eps is not None  # Point requires ε for a model
     res = model_from_spec(_fill(spec, float(point.eps))).solve(solver=point.solver)
     return _from_result(point, res, time.perf_counter() - t0)
 

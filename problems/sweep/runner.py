@@ -169,10 +169,10 @@ def run_sweep(
             need = max(estimate_bytes(p) for p in todo)
             k = workers or os.cpu_count() or 1
             share = (available_memory() or 8 * GiB) // max(k, 1)
-            limit = memory_limit or int(min(share, max(2 * need, 2 * GiB)))
+            limit: float = memory_limit or int(min(share, max(2 * need, 2 * GiB)))
             own = client is None
             if own:
-                client, cluster, desc = _connect(scheduler, workers, limit)
+                client, cluster, desc = _connect(scheduler, workers, int(limit))
             else:
                 cluster, desc = None, str(getattr(client, "scheduler", None) and client.scheduler.address)
             try:

@@ -37,7 +37,7 @@ def curve_via_sweep(
     n: int,
     m: int,
     notion: str,
-    distortions: Sequence[float],
+    distortions: Sequence[float] | np.ndarray,
     out: str | Path,
     *,
     solver: str | None = None,
