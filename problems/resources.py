@@ -3,10 +3,17 @@
 Every expensive path of the toolkit calls :func:`require_memory` with an estimate of its peak memory (bytes)
 before it builds anything large.  The estimate is compared with the **memory budget**:
 
+the tightest of
+
 * the environment variable ``PRIVACY_PROBLEMS_MEMORY_LIMIT`` (bytes, or a number with a suffix ``K``, ``M``,
-  ``G``, ``T``: ``8G``) when it is set;
-* otherwise half of ``MemAvailable`` in ``/proc/meminfo`` (the machine is usually shared), or 4 GiB where
-  that file does not exist.
+  ``G``, ``T``: ``8G``) when it is set — otherwise half of ``MemAvailable`` in ``/proc/meminfo`` (the machine
+  is usually shared), or 4 GiB where that file does not exist;
+* ``MemAvailable`` itself (a limit set above what the machine has cannot be used);
+* the address-space limit ``RLIMIT_AS`` (``ulimit -v``) less the address space already mapped (``VmSize``);
+* the cgroup memory limit less the cgroup's usage (v2 ``/sys/fs/cgroup/memory.max`` and ``memory.current``,
+  v1 ``/sys/fs/cgroup/memory/memory.limit_in_bytes`` and ``memory.usage_in_bytes``), as containers set it.
+
+:func:`memory_limits` lists each of them; the refusal names the binding one.
 
 A refusal is a :class:`~problems.errors.ProblemTooLargeError` (exit code 4 on the command line) whose message
 gives the estimate, the budget and the alternative (the reduced path, the theorem path, a smaller n).
@@ -22,6 +29,9 @@ from .errors import InvalidInputError, ProblemTooLargeError
 __all__ = [
     "MEMORY_LIMIT_ENV",
     "available_memory",
+    "memory_limits",
+    "cgroup_room",
+    "address_space_room",
     "memory_budget",
     "require_memory",
     "format_bytes",
@@ -92,23 +102,99 @@ def _parse_size(text: str) -> int:
     return int(value * _SUFFIX[suffix])
 
 
-def memory_budget() -> int:
-    """The memory (bytes) a single solve may use: ``$PRIVACY_PROBLEMS_MEMORY_LIMIT`` or MemAvailable / 2."""
+#: cgroup files: (limit, usage) for cgroup v2 and v1.  A limit of ``max`` (v2) or ≥ 2⁶² (v1) means none.
+CGROUP_FILES = (
+    ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current"),
+    ("/sys/fs/cgroup/memory/memory.limit_in_bytes", "/sys/fs/cgroup/memory/memory.usage_in_bytes"),
+)
+
+
+def _read_int(path: str) -> int | None:
+    try:
+        with open(path, encoding="ascii") as fh:
+            text = fh.read().strip()
+    except OSError:
+        return None
+    try:
+        return int(text)
+    except ValueError:  # "max": no limit
+        return None
+
+
+def cgroup_room(files: tuple[tuple[str, str], ...] = CGROUP_FILES) -> int | None:
+    """Bytes left under the cgroup memory limit (limit − usage), or None when no limit is set or readable."""
+    for limit_file, usage_file in files:
+        limit = _read_int(limit_file)
+        if limit is None or limit >= 2**62:
+            continue
+        usage = _read_int(usage_file) or 0
+        return max(limit - usage, 0)
+    return None
+
+
+def address_space_room() -> int | None:
+    """Bytes left under ``RLIMIT_AS`` (``ulimit -v``): the limit less ``VmSize``, or None when unlimited."""
+    try:
+        import resource
+
+        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    except (ImportError, OSError, ValueError):  # pragma: no cover - not POSIX
+        return None
+    if soft == resource.RLIM_INFINITY or soft < 0:
+        return None
+    used = 0
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("VmSize:"):
+                    used = int(line.split()[1]) * 1024
+                    break
+    except (OSError, ValueError, IndexError):
+        pass
+    return max(soft - used, 0)
+
+
+def memory_limits() -> dict[str, int]:
+    """Every limit the memory budget respects, in bytes, by name (only those that are set or readable).
+
+    ``$PRIVACY_PROBLEMS_MEMORY_LIMIT`` (or half of MemAvailable when it is not set, 4 GiB when neither is
+    known), ``MemAvailable``, ``RLIMIT_AS`` less the mapped address space, and the cgroup limit less its usage.
+    """
+    out: dict[str, int] = {}
     env = os.environ.get(MEMORY_LIMIT_ENV)
-    if env:
-        return _parse_size(env)
     avail = available_memory()
-    return _FALLBACK if avail is None else avail // 2
+    if env:
+        out[f"${MEMORY_LIMIT_ENV}"] = _parse_size(env)
+    else:
+        out["half of MemAvailable"] = _FALLBACK if avail is None else avail // 2
+    if avail is not None:
+        out["MemAvailable"] = avail
+    room = address_space_room()
+    if room is not None:
+        out["RLIMIT_AS (ulimit -v) less the mapped address space"] = room
+    room = cgroup_room()
+    if room is not None:
+        out["the cgroup memory limit less its usage"] = room
+    return out
+
+
+def memory_budget() -> int:
+    """The memory (bytes) a single solve may use: the tightest of :func:`memory_limits`."""
+    return min(memory_limits().values())
 
 
 def require_memory(estimate: float, what: str, alternative: str = "") -> None:
-    """Raise :class:`ProblemTooLargeError` when ``estimate`` bytes exceed :func:`memory_budget`."""
-    budget = memory_budget()
+    """Raise :class:`ProblemTooLargeError` when ``estimate`` bytes exceed :func:`memory_budget`.
+
+    Cheap (a few small files are read), so every path calls it before allocating.
+    """
+    limits = memory_limits()
+    source, budget = min(limits.items(), key=lambda kv: kv[1])
     if estimate > budget:
         hint = f" {alternative}" if alternative else ""
         raise ProblemTooLargeError(
             f"{what} would need about {format_bytes(estimate)} of memory; the budget is {format_bytes(budget)} "
-            f"(half of the available memory, or ${MEMORY_LIMIT_ENV}).{hint}",
+            f"({source}; set ${MEMORY_LIMIT_ENV} to change it).{hint}",
             size=int(min(estimate, 2**62)),
             limit=budget,
         )

@@ -94,7 +94,8 @@ class SymmetricPrior:
             logw = np.log(np.asarray(self.weights))
             logpi = np.log(np.stack(self.row_pmfs))  # (J, m)
         # t_a * log π_j(a) with the convention 0 * (-inf) = 0
-        terms = np.where(t[:, None, :] > 0, t[:, None, :] * logpi[None, :, :], 0.0)  # (K, J, m)
+        with np.errstate(invalid="ignore"):  # 0 * (-inf) = nan is masked out by the where
+            terms = np.where(t[:, None, :] > 0, t[:, None, :] * logpi[None, :, :], 0.0)  # (K, J, m)
         comp = terms.sum(axis=2) + logw[None, :]
         with np.errstate(divide="ignore"):
             from scipy.special import logsumexp  # imported here: parsing a prior stays cheap
