@@ -64,6 +64,7 @@ __all__ = [
     "check_solver_name",
     "LP_SOLVERS",
     "reject_option",
+    "reject_unknown_keys",
     "json_ready",
     "dumps",
     "print_json",
@@ -309,6 +310,16 @@ def reject_option(option: str, given: bool, program: str, why: str = "") -> None
     """Bad input when ``option`` was given but does not apply to ``program``."""
     if given:
         raise InvalidInputError(f"{option} does not apply to {program}{': ' + why if why else ''}")
+
+
+def reject_unknown_keys(mapping: dict, valid, where: str) -> None:  # noqa: ANN001
+    """Bad input naming every key of ``mapping`` (a TOML table) that is not in ``valid``.
+
+    The sweep spec and the model spec are read with it, so a misspelt key is never silently ignored.
+    """
+    unknown = sorted(str(k) for k in set(mapping) - set(valid))
+    if unknown:
+        raise InvalidInputError(f"unknown key(s) {unknown} in {where}; valid keys: {sorted(valid)}")
 
 
 # ---------------------------------------------------------------------------------------------------- JSON

@@ -84,10 +84,9 @@ _ACTIVE_TOL = 1e-7
 
 
 def _check_eps(eps: float, unit: str = "nats") -> float:
-    try:
-        e = float(eps)
-    except (TypeError, ValueError) as exc:
-        raise InvalidPrivacyLevelError(f"privacy level eps must be a number, got {eps!r}") from exc
+    from ..closed_forms import as_real
+
+    e = as_real(eps, "privacy level eps must be a number", InvalidPrivacyLevelError)
     if not np.isfinite(e) or e < 0:
         raise InvalidPrivacyLevelError(f"privacy level eps must be finite and >= 0 ({unit}), got {eps!r}")
     return float(from_unit(e, check_unit(unit)))

@@ -168,10 +168,37 @@ class MechanismModel:
                 f"add() takes a constraint from problems.model.privacy, got {type(constraint).__name__}; "
                 "use add_constraint() for your own CVXPY constraints on model.W"
             )
+        self._require_memory(constraint)
         constraint.validate(self.ctx)
         self.constraints.append(constraint)
         self._built = None
         return self
+
+    def _require_memory(self, constraint: PrivacyConstraint) -> None:
+        """Refuse (ProblemTooLargeError) a constraint whose ratio rows would not fit the memory budget.
+
+        A ratio constraint has one row per (ordered neighbour pair, output): its neighbour relation's
+        :func:`~problems.model.neighbours.pair_count` times K; a metric constraint up to N(N−1)·K.  The peak is
+        estimated as for the dense programs (:data:`problems.resources.BYTES_PER_RATIO_ROW` per row), on top
+        of the rows of the constraints already added.  Checked before any pair is built.
+        """
+        from ..resources import BASE_MEMORY, BYTES_PER_RATIO_ROW, require_memory
+        from .neighbours import pair_count
+
+        def rows(c: PrivacyConstraint) -> int:
+            if getattr(c, "kind", "") == "metric":
+                return self.N * (self.N - 1) * self.K
+            if hasattr(c, "neighbours"):
+                return pair_count(c.neighbours, self.N) * self.K
+            return 0
+
+        total = sum(rows(c) for c in (*self.constraints, constraint))
+        require_memory(
+            BASE_MEMORY + 8.0 * 64 * self.N * self.K + float(BYTES_PER_RATIO_ROW) * total,
+            f"the model {self.name!r} ({self.N} inputs × {self.K} outputs, {total} ratio rows)",
+            "Use fewer inputs or outputs, a sparser neighbour relation, or the reduced programs "
+            "(python -m problems solve … --path reduced) for PD-DP/PD-I with a symmetric prior.",
+        )
 
     def add_constraint(self, constraint: cp.Constraint, name: str | None = None) -> MechanismModel:
         """Add your own CVXPY constraint on ``model.W``.  The certificate does not prove it (see ``unchecked``)."""

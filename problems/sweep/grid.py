@@ -301,9 +301,9 @@ class SweepSpec:
             if a in data:
                 data[b] = _as_list(data.pop(a), a) + _as_list(data.get(b), b)
         known = {f for f in cls.__dataclass_fields__} | {"dirichlet"}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise InvalidInputError(f"unknown sweep key(s) {unknown}; valid: {sorted(known)}")
+        from ..cli_common import reject_unknown_keys
+
+        reject_unknown_keys(data, known, "the sweep spec")
         priors = [str(p) for p in _as_list(data.get("priors"), "priors")]
         if "dirichlet" in data:
             d = data["dirichlet"]
