@@ -50,3 +50,22 @@ def test_address_space_room_uses_the_soft_limit(monkeypatch) -> None:
     assert room is not None and 0 < room < 2**40
     monkeypatch.setattr(resource, "getrlimit", lambda which: (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
     assert resources.address_space_room() is None
+
+
+def test_progress_heartbeat_when_steps_are_slow() -> None:
+    import io
+    import time
+
+    from problems.progress import Progress
+
+    out = io.StringIO()
+    with Progress(3, "sweep", stream=out, heartbeat=0.2) as bar:
+        time.sleep(1.5)
+        bar.step("one")
+    lines = out.getvalue().splitlines()
+    assert any(line.startswith("sweep [0/3] running") for line in lines), lines
+    assert any("[1/3] one" in line for line in lines), lines
+    quiet = io.StringIO()
+    with Progress(3, "sweep", stream=quiet, heartbeat=0.2, quiet=True):
+        time.sleep(0.5)
+    assert quiet.getvalue() == ""

@@ -213,9 +213,10 @@ def parse_symmetric_prior(spec: str, n: int, m: int) -> SymmetricPrior:
         return symmetric_iid(n, row)
     if kind == "contagious":
         w, _, row = rest.partition(":")
-        return symmetric_contagious(
-            n, m, _floats(w, "--prior contagious weight")[0], _floats(row, "row") if row else None
-        )
+        weights = _floats(w, "--prior contagious weight")
+        if len(weights) != 1:
+            raise InvalidInputError(f"--prior contagious:W takes one weight W in [0, 1], got {w!r}")
+        return symmetric_contagious(n, m, weights[0], _floats(row, "--prior contagious row") if row else None)
     if kind == "mixture":
         parts = rest.split("/")
         if len(parts) < 2:
