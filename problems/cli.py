@@ -332,6 +332,16 @@ def _cmd_curve(args) -> int:
     for p in paths:
         print(p)
     status = curve.extras.get("status", [])
+    refused = [f"D={D:.4g}" for D, st in zip(curve.distortion, status) if st == "refused"]
+    if refused:
+        print(
+            f"error: {len(refused)} point(s) refused as too large for the memory budget ({', '.join(refused[:5])}); "
+            f"the estimates are in the error column of {out / f'curve_{args.notion}_points' / 'results.csv'}. "
+            "Use a smaller n, --notion i, or a larger budget "
+            "($PRIVACY_PROBLEMS_MEMORY_LIMIT)",
+            file=sys.stderr,
+        )
+        return EXIT_CODES["too-large"]
     bad = [
         f"D={D:.4g}: {st}" for D, st in zip(curve.distortion, status) if st not in ("optimal", "infeasible")
     ]

@@ -354,15 +354,19 @@ def json_ready(obj: Any, non_finite: list[dict] | None = None, path: str = "") -
     return str(obj)
 
 
-def dumps(obj: Any, *, unit: str | None = None) -> str:
-    """The JSON text of a result: ``unit`` added when missing, non-finite numbers null and listed."""
+def dumps(obj: Any, *, unit: str | None = None, indent: int | None = JSON_INDENT) -> str:
+    """The JSON text of a result: ``unit`` added when missing, non-finite numbers null and listed.
+
+    Strict JSON: never a ``NaN`` or ``Infinity`` token (``allow_nan=False``).  Every JSON file the toolkit
+    writes (exports, model exports) goes through here too.
+    """
     if isinstance(obj, dict) and unit is not None and "unit" not in obj:
         obj = {**obj, "unit": unit}
     non_finite: list[dict] = []
     data = json_ready(obj, non_finite)
     if non_finite and isinstance(data, dict):
         data["non_finite"] = non_finite
-    return json.dumps(data, indent=JSON_INDENT, ensure_ascii=False, allow_nan=False)
+    return json.dumps(data, indent=indent, ensure_ascii=False, allow_nan=False)
 
 
 def print_json(obj: Any, *, unit: str | None = None) -> None:

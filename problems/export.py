@@ -7,7 +7,9 @@
   metadata holds the program, n, m, prior, ε or D, the value and the certificate.
 
 Every file is written to a temporary file in the same directory and moved into place with
-:func:`os.replace`, so a reader never sees a half-written export.  Floats are written with 17 significant
+:func:`os.replace`, so a reader never sees a half-written export.  The directory must exist: it is not
+created silently (the same rule as ``--export`` on the command line; :func:`require_directory`).  JSON is
+strict: a non-finite metadata value is written as ``null`` and listed under ``"non_finite"``.  Floats are written with 17 significant
 digits, so loading gives back the same matrix bit for bit.
 """
 
@@ -25,7 +27,14 @@ import numpy as np
 from .errors import InvalidInputError
 from .mechanism import Mechanism
 
-__all__ = ["atomic_write_bytes", "atomic_write_text", "export_mechanism", "load_mechanism", "FORMATS"]
+__all__ = [
+    "atomic_write_bytes",
+    "atomic_write_text",
+    "export_mechanism",
+    "load_mechanism",
+    "require_directory",
+    "FORMATS",
+]
 
 FORMATS = (".npy", ".csv", ".json")
 
@@ -75,6 +84,25 @@ def atomic_write_text(path: str | Path, text: str) -> Path:
     return atomic_write_bytes(path, text.encode("utf-8"))
 
 
+def require_directory(path: str | Path, what: str = "export") -> Path:
+    """``path`` if its directory exists; :class:`InvalidInputError` otherwise (nothing is created).
+
+    The rule of every user-facing file export, in the API and on the command line alike: a missing directory
+    is a typo more often than a wish, so it is refused with a message rather than created.
+    """
+    path = Path(path)
+    parent = path.parent
+    if not parent.exists():
+        raise InvalidInputError(
+            f"{what}: directory {str(parent)!r} does not exist; create it first (it is not created silently)"
+        )
+    if not parent.is_dir():
+        raise InvalidInputError(
+            f"{what}: {str(parent)!r} is a file, so {str(path)!r} cannot be created under it"
+        )
+    return path
+
+
 def _suffix(path: Path) -> str:
     suffix = path.suffix.lower()
     if suffix not in FORMATS:
@@ -90,6 +118,7 @@ def export_mechanism(mechanism: Mechanism, path: str | Path, *, metadata: dict |
     """
     path = Path(path)
     suffix = _suffix(path)
+    require_directory(path, "export_mechanism")
     if not isinstance(mechanism, Mechanism):
         import numbers
 
@@ -118,7 +147,11 @@ def export_mechanism(mechanism: Mechanism, path: str | Path, *, metadata: dict |
         "output_labels": list(mechanism.output_labels),
         "metadata": metadata or {},
     }
-    return atomic_write_text(path, json.dumps(payload, indent=1, default=_json_default))
+    if not isinstance(payload["metadata"], dict):
+        raise InvalidInputError(f"metadata must be a dict, got {type(metadata).__name__}")
+    from .cli_common import dumps
+
+    return atomic_write_text(path, dumps(payload, indent=1))
 
 
 def _json_default(obj):

@@ -194,7 +194,7 @@ def require_memory(estimate: float, what: str, alternative: str = "") -> None:
         hint = f" {alternative}" if alternative else ""
         raise ProblemTooLargeError(
             f"{what} would need about {format_bytes(estimate)} of memory; the budget is {format_bytes(budget)} "
-            f"({source}; set ${MEMORY_LIMIT_ENV} to change it).{hint}",
+            f"({source}{'' if source.startswith('$') else f'; set ${MEMORY_LIMIT_ENV} to change it'}).{hint}",
             size=int(min(estimate, 2**62)),
             limit=budget,
         )

@@ -95,7 +95,9 @@ CONSTRAINT_KEYS = {
 def _array(obj, dtype, what: str, ndim: int = 2) -> np.ndarray:  # noqa: ANN001
     """``obj`` (a TOML list) as a ``ndim``-D array; a ragged or non-numeric list is bad input naming ``what``."""
     if isinstance(obj, (str, bool)) or not isinstance(obj, (list, tuple, int, float)):
-        raise InvalidInputError(f"{what} must be a {'matrix' if ndim == 2 else 'list'} of numbers, got {obj!r}")
+        raise InvalidInputError(
+            f"{what} must be a {'matrix' if ndim == 2 else 'list'} of numbers, got {obj!r}"
+        )
     try:
         arr = np.asarray(obj, dtype=dtype)
     except (TypeError, ValueError, OverflowError):
@@ -123,7 +125,9 @@ def _relation(obj, where: str):  # noqa: ANN001
     if kind in ("bounded", "unbounded"):
         n, m = obj.get("n"), obj.get("m")
         if not all(isinstance(v, int) and not isinstance(v, bool) for v in (n, m)):
-            raise InvalidInputError(f"{where}: kind = {kind!r} needs integers n and m, got n = {n!r}, m = {m!r}")
+            raise InvalidInputError(
+                f"{where}: kind = {kind!r} needs integers n and m, got n = {n!r}, m = {m!r}"
+            )
         return DatabaseSpace(n, m) if kind == "bounded" else UnboundedSpace(n, m)
     if kind == "graph":
         if "pairs" not in obj:

@@ -27,7 +27,6 @@ is always solved in full.
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -700,7 +699,9 @@ class MechanismModel:
         }
 
     def to_json(self, *, indent: int | None = 1) -> str:
-        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+        from ..cli_common import dumps
+
+        return dumps(self.to_dict(), indent=indent)
 
     def __repr__(self) -> str:
         cons = ", ".join(c.describe() for c in self.constraints) or "no constraints"

@@ -73,9 +73,7 @@ def _version() -> str:
 
 def _floats(text: str, what: str) -> list[float]:
     """Comma-separated numbers as the command line's prior specs take them (decimals or fractions like 1/3)."""
-    from ..priors import parse_number
-
-    from ..priors import split_items
+    from ..priors import parse_number, split_items
 
     out = [parse_number(t, what) for t in split_items(text, what)]
     if not all(math.isfinite(v) for v in out):
