@@ -25,6 +25,7 @@ from pathlib import Path
 
 from .cli_common import (
     EXIT_CODES,
+    PRIOR_HELP_SYMMETRIC,
     Parser,
     add_export_option,
     add_json_option,
@@ -397,7 +398,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
     p = sub.add_parser("solve", help="solve PD-I, PD-DP, R-PD or PD-MIP (paper 002)")
     p.add_argument("program", choices=PROGRAMS)
-    add_space_options(p)
+    add_space_options(p, prior_help=PRIOR_HELP_SYMMETRIC)
     p.add_argument("--eps", type=privacy_level, help="privacy level ε in nats (PD-I, PD-DP, R-PD)")
     p.add_argument("--distortion", type=distortion_level, help="distortion bound D in [0, n] (PD-MIP)")
     add_solver_option(
@@ -426,12 +427,12 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_solve)
 
     p = sub.add_parser("constants", help="ε_X, ε̃_X and h(ε̃_X) of a prior")
-    add_space_options(p)
+    add_space_options(p, prior_help=PRIOR_HELP_SYMMETRIC)
     add_json_option(p)
     p.set_defaults(func=_cmd_constants)
 
     p = sub.add_parser("curve", help="privacy–distortion curve ε*(D) as CSV and PNG/SVG")
-    add_space_options(p)
+    add_space_options(p, prior_help=PRIOR_HELP_SYMMETRIC)
     p.add_argument("--notion", choices=("i", "d", "m"), required=True)
     p.add_argument("--points", type=positive_int, default=30, help="grid points in (0, n], ≥ 1 (default 30)")
     p.add_argument("--out", required=True, help="output directory (created if missing, and said so)")

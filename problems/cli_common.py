@@ -42,6 +42,8 @@ from .lp.status import EXIT_CODES
 
 __all__ = [
     "JSON_INDENT",
+    "PRIOR_HELP",
+    "PRIOR_HELP_SYMMETRIC",
     "EXIT_CODES",
     "add_version",
     "add_space_options",
@@ -81,6 +83,13 @@ PRIOR_HELP = (
     "uniform | iid:P0,P1,… | pmf:P0,…,P(N-1) | file:PATH(.npy/.csv/.json) | contagious:W[:P0,P1,…]; "
     "fractions such as 1/3 are accepted; a pmf whose sum is off by less than 1e-6 is renormalised (with a "
     "warning)"
+)
+#: The prior help of the commands that take symmetric priors on the reduced path (solve, constants, curve).
+PRIOR_HELP_SYMMETRIC = (
+    "uniform | iid:P0,P1,… | contagious:W[:P0,P1,…] | mixture:W0,W1/P00,P01,…/P10,P11,… (a mixture of i.i.d. "
+    "rows; reduced path) | pmf:P0,…,P(N-1) | file:PATH(.npy/.csv/.json); fractions such as 1/3 are accepted; "
+    "a pmf whose sum is off by less than 1e-6 is renormalised (with a warning); an empty item (a trailing "
+    "comma) is bad input"
 )
 
 
@@ -224,6 +233,7 @@ def add_space_options(
     default_m: int | None = None,
     short: bool = False,
     prior: bool = True,
+    prior_help: str = PRIOR_HELP,
 ) -> None:
     """``--n``, ``--m`` (``-n``/``-m`` too when ``short``) and ``--prior``."""
     n_flags = ("--n", "-n") if short else ("--n",)
@@ -245,7 +255,7 @@ def add_space_options(
         help="domain size of a row, ≥ 2",
     )
     if prior:
-        p.add_argument("--prior", default="uniform", help=PRIOR_HELP)
+        p.add_argument("--prior", default="uniform", help=prior_help)
 
 
 def add_unit_option(p: argparse.ArgumentParser, what: str = "information quantities") -> None:
