@@ -304,11 +304,15 @@ def _cmd_curve(args) -> int:
             "use --prior uniform or iid:… (the reduced PD-MIP), or --notion i / d"
         )
     check_solver_name(args.solver)
+    if args.workers is not None and args.workers < 1:
+        raise InvalidInputError(f"--workers must be ≥ 1, got {args.workers}")
+    if args.scheduler is not None:
+        from .sweep.runner import check_scheduler
+
+        check_scheduler(args.scheduler)
     if not exists:
         out.mkdir(parents=True)
         print(f"created directory {out}", file=sys.stderr)
-    if args.workers is not None and args.workers < 1:
-        raise InvalidInputError(f"--workers must be ≥ 1, got {args.workers}")
     from .curves import default_grid
     from .plotting import plot_privacy_distortion
     from .sweep.studies import curve_via_sweep

@@ -342,8 +342,8 @@ def require_pmf_size(space: DatabaseSpace) -> None:
         raise ProblemTooLargeError(
             f"a prior on {space.m}^{space.n} = {float(space.size):.4g} databases would be stored as a vector of "
             f"that length; this path accepts N ≤ {PMF_LIMIT} (n ≤ {_max_n(space.m)} for m = {space.m}). For "
-            "uniform, iid and contagious priors use the reduced path (python -m problems solve … --path reduced), "
-            "which never builds the pmf",
+            "uniform, iid and contagious priors use the reduced path (problems.orbit.make_program(…, "
+            "path='reduced'), or python -m problems solve … --path reduced), which never builds the pmf",
             size=space.size,
             limit=PMF_LIMIT,
         )

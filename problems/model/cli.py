@@ -194,9 +194,10 @@ def _constraint(d: dict, k: int, relation):  # noqa: ANN001
 
 
 def model_from_spec(spec: dict) -> MechanismModel:  # noqa: F821 - imported below (CVXPY on first use)
-    """Build a :class:`MechanismModel` from the parsed TOML (see the module docstring)."""
-    from .model import MechanismModel
+    """Build a :class:`MechanismModel` from the parsed TOML (see the module docstring).
 
+    The spec is checked (keys, shapes) before CVXPY is imported, so a bad spec is refused quickly.
+    """
     if not isinstance(spec, dict):
         raise InvalidInputError("the model spec must be a TOML table")
     reject_unknown_keys(spec, SPEC_KEYS, "the model spec")
@@ -211,6 +212,11 @@ def model_from_spec(spec: dict) -> MechanismModel:  # noqa: F821 - imported belo
     elif not isinstance(prior, list):
         raise InvalidInputError(f"prior must be 'uniform' or a list of probabilities, got {prior!r}")
     labels = getattr(relation, "labels", None) if _size(relation) == L.shape[0] else None
+    for k, d in enumerate(spec.get("constraint", [])):  # keys first: a misspelt key is refused before CVXPY loads
+        if isinstance(d, dict) and d.get("kind") in CONSTRAINT_KEYS:
+            reject_unknown_keys(d, ("kind",) + CONSTRAINT_KEYS[d["kind"]], f"constraint {k} ({d['kind']})")
+    from .model import MechanismModel
+
     model = MechanismModel(prior, L, name=str(spec.get("name", "model")), input_labels=labels)
     for k, d in enumerate(spec.get("constraint", [])):
         model.add(_constraint(d, k, relation))
