@@ -212,7 +212,9 @@ def model_from_spec(spec: dict) -> MechanismModel:  # noqa: F821 - imported belo
     elif not isinstance(prior, list):
         raise InvalidInputError(f"prior must be 'uniform' or a list of probabilities, got {prior!r}")
     labels = getattr(relation, "labels", None) if _size(relation) == L.shape[0] else None
-    for k, d in enumerate(spec.get("constraint", [])):  # keys first: a misspelt key is refused before CVXPY loads
+    for k, d in enumerate(
+        spec.get("constraint", [])
+    ):  # keys first: a misspelt key is refused before CVXPY loads
         if isinstance(d, dict) and d.get("kind") in CONSTRAINT_KEYS:
             reject_unknown_keys(d, ("kind",) + CONSTRAINT_KEYS[d["kind"]], f"constraint {k} ({d['kind']})")
     from .model import MechanismModel
