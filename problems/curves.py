@@ -84,7 +84,10 @@ class Curve:
         return rows
 
     def to_csv(self, path: str | Path) -> Path:
-        """Write the curve as CSV (atomically)."""
+        """Write the curve as CSV (atomically); the directory must exist (as for every file export)."""
+        from .export import require_directory
+
+        require_directory(path, "Curve.to_csv")
         rows = self.rows()
         import io
 
