@@ -33,6 +33,7 @@ __all__ = [
     "cgroup_room",
     "address_space_room",
     "memory_budget",
+    "memory_room",
     "require_memory",
     "format_bytes",
     "dense_lp_memory",
@@ -181,6 +182,15 @@ def memory_limits() -> dict[str, int]:
 def memory_budget() -> int:
     """The memory (bytes) a single solve may use: the tightest of :func:`memory_limits`."""
     return min(memory_limits().values())
+
+
+def memory_room() -> int | None:
+    """The memory this process tree may really use: the tightest of :func:`memory_limits` except the
+    "half of MemAvailable" default (MemAvailable, RLIMIT_AS, the cgroup, ``$PRIVACY_PROBLEMS_MEMORY_LIMIT`` when
+    set).  ``None`` when none of them is known.  The sweep divides it among its local workers.
+    """
+    hard = [v for k, v in memory_limits().items() if k != "half of MemAvailable"]
+    return min(hard) if hard else None
 
 
 def require_memory(estimate: float, what: str, alternative: str = "") -> None:

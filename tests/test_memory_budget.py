@@ -69,3 +69,12 @@ def test_progress_heartbeat_when_steps_are_slow() -> None:
     with Progress(3, "sweep", stream=quiet, heartbeat=0.2, quiet=True):
         time.sleep(0.5)
     assert quiet.getvalue() == ""
+
+
+def test_memory_room_ignores_the_half_default(monkeypatch) -> None:
+    monkeypatch.delenv(resources.MEMORY_LIMIT_ENV, raising=False)
+    monkeypatch.setattr(resources, "available_memory", lambda: 8 * 2**30)
+    monkeypatch.setattr(resources, "address_space_room", lambda: None)
+    monkeypatch.setattr(resources, "cgroup_room", lambda: 6 * 2**30)
+    assert resources.memory_room() == 6 * 2**30  # the sweep's workers share the cgroup, not half of it
+    assert resources.memory_budget() == 4 * 2**30  # one solve: half of MemAvailable

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from ..errors import InvalidInputError
 from ..progress import TICK_SECONDS, Progress
-from ..resources import available_memory
+from ..resources import memory_room
 from .grid import Point, SweepSpec
 from .jobs import COLUMNS, estimate_bytes, failed_row, refused_row, run_point
 from .store import ResultStore
@@ -189,7 +189,7 @@ def run_sweep(
         elif todo:
             need = max(estimate_bytes(p) for p in todo)
             k = workers or os.cpu_count() or 1
-            share = (available_memory() or 8 * GiB) // max(k, 1)
+            share = (memory_room() or 8 * GiB) // max(k, 1)
             limit = memory_limit or int(min(share, max(2 * need, 2 * GiB)))
             own = client is None
             if own:
