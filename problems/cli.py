@@ -259,10 +259,10 @@ def _cmd_constants(args) -> int:
     else:
         from .prior_constants import eps_tilde, eps_X
         from .priors import parse_prior
-        from .resources import pmf_memory, require_memory
+        from .resources import as_bytes, pmf_memory, require_memory
 
         require_memory(
-            pmf_memory(args.n, args.m, copies=4) + 16.0 * space.size * args.n * (args.m - 1),
+            pmf_memory(args.n, args.m, copies=4) + as_bytes(16, space.size, args.n, args.m - 1),
             f"ε_X and ε̃_X of an explicit prior on {args.m}^{args.n} databases",
             "Use a uniform, iid or contagious prior (computed from its rows, any n).",
         )

@@ -56,11 +56,14 @@ class DatabaseSpace:
     def require_dense(self, limit: int = DENSE_LIMIT) -> None:
         """Raise :class:`ProblemTooLargeError` if N exceeds ``limit`` (dense N×N objects would be built)."""
         if self.size > limit:
+            from .resources import format_count
+
+            N = format_count(self.size)
             raise ProblemTooLargeError(
-                f"the dense path builds N×N = {self.size}×{self.size} arrays for n = {self.n}, m = {self.m}; "
+                f"the dense path builds N×N arrays, N = {self.m}^{self.n} = {N}, for n = {self.n}, m = {self.m}; "
                 f"it accepts N ≤ {limit}. Use a symmetric (i.i.d./exchangeable) prior with the reduced "
                 "programs, or raise the limit explicitly if you have the memory",
-                size=self.size,
+                size=min(self.size, 2**62),
                 limit=limit,
             )
 

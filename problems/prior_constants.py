@@ -183,8 +183,8 @@ def eps_X_iid(row_pmf) -> float:
     return 0.0 if lo == hi else math.log(hi) - math.log(lo)
 
 
-#: Bytes per x-type held while ε_X of an exchangeable mixture is computed over the moves between types
-#: (the types, their log-masses and one shifted copy, with NumPy temporaries).
+#: Bytes per x-type and letter held while ε_X of an exchangeable mixture is computed over the moves between
+#: types (the types and one shifted copy, with NumPy temporaries); the log-masses add 24 bytes per component.
 BYTES_PER_TYPE_ENTRY = 48
 
 
@@ -204,15 +204,18 @@ def symmetric_constants(prior) -> dict:  # noqa: ANN001 - SymmetricPrior (import
         return {"eps_X": 0.0, "eps_tilde": 0.0}
     if prior.kind == "iid":
         return {"eps_X": eps_X_iid(prior.row_pmfs[0]), "eps_tilde": eps_tilde_iid(prior.row_pmfs[0])}
-    from .orbit.programs import _eps_X
-    from .resources import BASE_MEMORY, require_memory
+    from .resources import BASE_MEMORY, as_bytes, format_count, require_memory
 
     types = math.comb(prior.n + prior.m - 1, prior.m - 1)
+    J = len(prior.row_pmfs)  # the log-masses hold a (types, J, m) array
     require_memory(
-        BASE_MEMORY + float(BYTES_PER_TYPE_ENTRY) * types * prior.m,
-        f"ε_X of the exchangeable prior {prior.name!r} over its {types} x-types (n = {prior.n}, m = {prior.m})",
+        BASE_MEMORY + as_bytes(types, prior.m, BYTES_PER_TYPE_ENTRY + 24 * J),
+        f"ε_X of the exchangeable prior {prior.name!r} over {format_count(types)} x-types "
+        f"(n = {prior.n}, m = {prior.m}, {J} i.i.d. components)",
         "Use a smaller n or m, or a uniform or iid prior (closed forms at any n).",
     )
+    from .orbit.programs import _eps_X  # after the guard: this import loads the reduced programs
+
     out["eps_X"] = _eps_X(prior)
     if prior.m**prior.n <= DENSE_LIMIT:
         out["eps_tilde"] = eps_tilde(prior.to_prior())

@@ -244,7 +244,7 @@ def contagious(space: DatabaseSpace, weight: float, row_pmf: Sequence[float] | N
     row = (
         np.full(space.m, 1.0 / space.m) if row_pmf is None else validate_pmf(row_pmf, space.m, name="row pmf")
     )
-    rows = (row,) + tuple(np.eye(space.m)[a] for a in range(space.m))
+    rows = (row,) + tuple(np.eye(space.m))  # one identity, its rows (not m identities kept alive by views)
     weights = (1.0 - weight,) + tuple(float(weight * row[a]) for a in range(space.m))
     prior = exchangeable_mixture(space, rows, weights)
     return Prior(space, prior.pmf, "exchangeable", f"contagious(w={weight:g})", prior.row_pmfs, prior.weights)
@@ -340,13 +340,19 @@ def require_pmf_size(space: DatabaseSpace) -> None:
     """Refuse (ProblemTooLargeError) to build a pmf on more than :data:`PMF_LIMIT` databases."""
     if space.size > PMF_LIMIT:
         raise ProblemTooLargeError(
-            f"a prior on {space.m}^{space.n} = {float(space.size):.4g} databases would be stored as a vector of "
+            f"a prior on {space.m}^{space.n} = {_count(space.size)} databases would be stored as a vector of "
             f"that length; this path accepts N ≤ {PMF_LIMIT} (n ≤ {_max_n(space.m)} for m = {space.m}). For "
             "uniform, iid and contagious priors use the reduced path (problems.orbit.make_program(…, "
             "path='reduced'), or python -m problems solve … --path reduced), which never builds the pmf",
-            size=space.size,
+            size=min(space.size, 2**62),
             limit=PMF_LIMIT,
         )
+
+
+def _count(k: int) -> str:
+    from .resources import format_count
+
+    return format_count(k) if k >= 10**15 else f"{float(k):.4g}"
 
 
 def _max_n(m: int) -> int:

@@ -36,6 +36,8 @@ __all__ = [
     "memory_room",
     "require_memory",
     "format_bytes",
+    "format_count",
+    "as_bytes",
     "dense_lp_memory",
     "pmf_memory",
     "BASE_MEMORY",
@@ -64,6 +66,26 @@ def format_bytes(n: float) -> str:
         if n >= size:
             return f"{n / size:.3g} {unit}"
     return f"{int(n)} bytes"
+
+
+def format_count(k: int) -> str:
+    """An integer as text: exact up to 10¹⁵, ``about 6.5e+2400`` beyond (a count of types can have 1000s of digits)."""
+    k = int(k)
+    if k < 10**15:
+        return str(k)
+    digits = str(k)
+    return f"about {digits[0]}.{digits[1:3]}e+{len(digits) - 1}"
+
+
+def as_bytes(*factors: float) -> float:
+    """The product of ``factors`` (counts may be huge Python ints) as a float; ``inf`` where it overflows."""
+    out = 1.0
+    for f in factors:
+        try:
+            out *= float(f)
+        except OverflowError:
+            return math.inf
+    return out
 
 
 def format_seconds(t: float) -> str:
@@ -205,26 +227,29 @@ def require_memory(estimate: float, what: str, alternative: str = "") -> None:
         raise ProblemTooLargeError(
             f"{what} would need about {format_bytes(estimate)} of memory; the budget is {format_bytes(budget)} "
             f"({source}{'' if source.startswith('$') else f'; set ${MEMORY_LIMIT_ENV} to change it'}).{hint}",
-            size=int(min(estimate, 2**62)),
+            size=int(min(estimate, 2**62)) if math.isfinite(estimate) else 2**62,
             limit=budget,
         )
 
 
 def pmf_memory(n: int, m: int, copies: int = 3) -> float:
     """Bytes for ``copies`` float vectors of length mⁿ (a pmf and its temporaries)."""
-    return float(copies) * 8.0 * float(m) ** n
+    return as_bytes(copies, 8, int(m) ** int(n))
 
 
 def dense_lp_memory(n: int, m: int) -> float:
     """Peak bytes of a dense PD-DP/PD-I/R-PD LP on N = mⁿ databases: N² variables, N²·n(m−1) ratio rows."""
-    N = float(m) ** n
-    return BASE_MEMORY + BYTES_PER_RATIO_ROW * N * N * n * (m - 1)
+    N = int(m) ** int(n)
+    return BASE_MEMORY + as_bytes(BYTES_PER_RATIO_ROW, N, N, n, m - 1)
 
 
 def dense_lp_seconds(n: int, m: int) -> float:
     """A rough wall time of a dense PD-I/PD-DP solve (measured: N = 256 in ~25 s, N = 512 in ~330 s)."""
-    N = float(m) ** n
-    return 25.0 * (N / 256.0) ** 3.7 * (n * (m - 1)) / 8.0
+    N = as_bytes(int(m) ** int(n))
+    try:
+        return 25.0 * (N / 256.0) ** 3.7 * (n * (m - 1)) / 8.0
+    except OverflowError:
+        return math.inf
 
 
 def require_dense_lp(space, program: str) -> None:  # noqa: ANN001 - DatabaseSpace
@@ -252,8 +277,8 @@ def reduced_lp_variables(n: int, m: int) -> int:
 def require_reduced_lp(variables: int) -> None:
     """Refuse a reduced LP whose solve would not fit in the memory budget."""
     require_memory(
-        BASE_MEMORY + float(BYTES_PER_REDUCED_VARIABLE) * variables,
-        f"the reduced LP ({variables} joint-type variables)",
+        BASE_MEMORY + as_bytes(BYTES_PER_REDUCED_VARIABLE, variables),
+        f"the reduced LP ({format_count(variables)} joint-type variables)",
         "Use the theorem path where it applies (PD-I at ε ≥ ε̃_X, the uniform prior, ε = 0), a smaller n or m, "
         f"or a larger budget (${MEMORY_LIMIT_ENV}).",
     )

@@ -78,3 +78,21 @@ def test_memory_room_ignores_the_half_default(monkeypatch) -> None:
     monkeypatch.setattr(resources, "cgroup_room", lambda: 6 * 2**30)
     assert resources.memory_room() == 6 * 2**30  # the sweep's workers share the cgroup, not half of it
     assert resources.memory_budget() == 4 * 2**30  # one solve: half of MemAvailable
+
+
+def test_contagious_rows_share_one_identity() -> None:
+    """The δ_a rows of a contagious prior are the rows of one m×m identity, not views keeping m of them alive."""
+    import tracemalloc
+
+    from problems import DatabaseSpace, priors
+    from problems.orbit.symmetric_prior import symmetric_contagious
+
+    m = 300
+    tracemalloc.start()
+    dense = priors.contagious(DatabaseSpace(1, m), 0.2)
+    symmetric = symmetric_contagious(50, m, 0.2)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 20 * m * m * 8, f"{peak / 2**20:.0f} MiB"  # m identities would be 300× one (216 MB)
+    assert dense.pmf[0] == 0.8 / m + 0.2 / m  # (1 − w)π(0) + w π(0) at n = 1
+    assert len(symmetric.row_pmfs) == m + 1

@@ -167,7 +167,7 @@ def symmetric_contagious(
     if not (0.0 <= float(weight) <= 1.0):
         raise InvalidPriorError(f"contagious weight must be in [0, 1], got {weight!r}")
     row = np.full(m, 1.0 / m) if row_pmf is None else validate_pmf(row_pmf, m, name="row pmf")
-    rows = (row,) + tuple(np.eye(m)[a] for a in range(m))
+    rows = (row,) + tuple(np.eye(m))  # one m×m identity, its rows (np.eye(m)[a] per a kept m copies alive)
     weights = (1.0 - weight,) + tuple(float(weight * row[a]) for a in range(m))
     return SymmetricPrior(n, m, rows, weights, "exchangeable", f"contagious(w={weight:g})")
 
