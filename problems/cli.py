@@ -293,10 +293,12 @@ def _cmd_constants(args) -> int:
 
 # ------------------------------------------------------------------------------------------------ curve
 def _cmd_curve(args) -> int:
+    from .curves import require_points
     from .orbit.dispatch import prior_from_spec
     from .orbit.symmetric_prior import iid_row_pmf
 
     out, exists = check_output_dir(args.out)
+    require_points(args.points)
     prior = prior_from_spec(args.prior, args.n, args.m)  # symmetric: the reduced programs, never the mⁿ pmf
     if args.notion == "m" and not hasattr(prior, "pmf") and iid_row_pmf(prior) is None:
         raise InvalidInputError(

@@ -28,7 +28,15 @@ from .prior_constants import eps_tilde, eps_X
 from .priors import Prior
 from .programs import PDDP, PDI, PDMIP
 
-__all__ = ["Curve", "privacy_distortion_curve", "curve_constants", "NOTIONS", "default_grid"]
+__all__ = [
+    "Curve",
+    "privacy_distortion_curve",
+    "curve_constants",
+    "NOTIONS",
+    "default_grid",
+    "require_points",
+    "MAX_POINTS",
+]
 
 NOTIONS = {"i": "identifiability", "d": "differential privacy", "m": "mutual information"}
 
@@ -98,6 +106,23 @@ class Curve:
         return atomic_write_text(path, buf.getvalue())
 
 
+#: The most grid points a curve takes: each is a solve (or a bisection of solves) and a file of the sweep.
+MAX_POINTS = 10_000
+
+
+def require_points(points: int) -> None:
+    """Refuse (ProblemTooLargeError) a curve of more than :data:`MAX_POINTS` points, before any is solved."""
+    if points > MAX_POINTS:
+        from .errors import ProblemTooLargeError
+
+        raise ProblemTooLargeError(
+            f"a curve of {points} points is {points} solves (each a bisection for --notion d and i); it accepts "
+            f"at most {MAX_POINTS}. Use fewer --points",
+            size=int(points),
+            limit=MAX_POINTS,
+        )
+
+
 def default_grid(n: int, points: int) -> np.ndarray:
     """``points`` distortions spread over (0, n]: denser where the curves bend (small D)."""
     u = np.linspace(0.0, 1.0, points + 1)[1:]
@@ -132,6 +157,7 @@ def privacy_distortion_curve(
 
     if isinstance(points, bool) or not isinstance(points, (int, np.integer)) or points < 1:
         raise InvalidInputError(f"points must be an integer ≥ 1, got {points!r}")
+    require_points(points)
     n, m = prior.n, prior.m
     grid = default_grid(n, points) if distortions is None else np.asarray(distortions, dtype=float)
     start = time.perf_counter()

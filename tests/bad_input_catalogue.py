@@ -1740,6 +1740,101 @@ CLI_CASES += [
     ),
 ]
 
+CLI_CASES += [
+    _c(
+        "n-huge",
+        "`--n 99999999999999999999`",
+        4,
+        r"n = 99999999999999999999 is beyond .*n ≤ 1000000",
+        *S,
+        "pd-i",
+        "--n",
+        "99999999999999999999",
+        "--m",
+        "2",
+        "--eps",
+        "1",
+    ),
+    _c(
+        "m-huge",
+        "`--m 99999999999999999999`",
+        4,
+        r"m ≤ 65536",
+        *S,
+        "pd-i",
+        "--n",
+        "3",
+        "--m",
+        "99999999999999999999",
+        "--eps",
+        "1",
+    ),
+    _c(
+        "constants-n-huge",
+        "`constants --n 10000000`",
+        4,
+        r"n ≤ 1000000",
+        *P,
+        "constants",
+        "--n",
+        "10000000",
+        "--m",
+        "2",
+    ),
+    _c(
+        "curve-points-huge",
+        "`curve --points 100000000`",
+        4,
+        r"a curve of 100000000 points .*at most 10000",
+        *P,
+        "curve",
+        *N3,
+        "--notion",
+        "d",
+        "--points",
+        "100000000",
+        "--out",
+        "{d}/new",
+    ),
+    _c(
+        "design-outputs-huge",
+        "`design --outputs 100000000`",
+        4,
+        r"a design with 100000000 outputs .*would need about",
+        *P,
+        "design",
+        "--n",
+        "2",
+        "--eps",
+        "0.5",
+        "--outputs",
+        "100000000",
+    ),
+    _c(
+        "design-query-sweep",
+        "`sweep --program design --query nope`",
+        2,
+        r"unknown design query\(s\) \['nope'\]",
+        *SW,
+        "--program",
+        "design",
+        "--eps",
+        "1",
+        "--query",
+        "nope",
+    ),
+    _c("model-directory", "`model DIR` (a directory)", 2, r"is not a file", *M, "{d}/adir.json"),
+    _c("model-binary", "a model spec that is not UTF-8", 2, r"cannot be read", *M, "{d}/binary.toml"),
+    _c(
+        "sweep-spec-directory",
+        "`sweep DIR` (a directory as the spec)",
+        2,
+        r"cannot be read",
+        *SW,
+        "{d}/adir.json",
+    ),
+]
+
 API_CASES += [
     # --- priors: refused before the mⁿ pmf is allocated
     _a(
@@ -1853,6 +1948,27 @@ API_CASES += [
         "ProblemTooLargeError",
         r"N ≤ 4096",
         "DatabaseSpace(2000, 2).require_dense()",
+    ),
+    _a(
+        "api-space-huge",
+        "`DatabaseSpace(10**7, 2)`",
+        "ProblemTooLargeError",
+        r"n ≤ 1000000",
+        "DatabaseSpace(10**7, 2)",
+    ),
+    _a(
+        "api-curve-points-huge",
+        "`privacy_distortion_curve(…, points=10**8)`",
+        "ProblemTooLargeError",
+        r"at most 10000",
+        "privacy_distortion_curve(priors.uniform(DatabaseSpace(2, 2)), 'd', points=10**8)",
+    ),
+    _a(
+        "api-design-outputs-huge",
+        "`design_problem(space, 'count', outputs=10**9)`",
+        "ProblemTooLargeError",
+        r"10\^9|1000000000 outputs",
+        "design_problem(DatabaseSpace(2, 2), 'count', outputs=10**9)",
     ),
     # --- numbers: booleans and strings are not privacy levels
     _a(
@@ -2055,6 +2171,7 @@ def make_files(d: Path) -> Path:
     np.save(d / "rr.npy", np.array([[0.75, 0.25], [0.25, 0.75]]))
     for name, text in TOML.items():
         (d / name).write_text(text)
+    (d / "binary.toml").write_bytes(b"\xff\xfe\x00")
     return d
 
 
@@ -2066,6 +2183,7 @@ def scope(d: Path) -> dict:
     """The names a Python case's ``code`` may use (``D`` is the fixture directory)."""
     from problems import PDDP, PDI, PDMIP, DatabaseSpace, Mechanism, h, h_inv, priors
     from problems.curves import privacy_distortion_curve
+    from problems.design.problem import design_problem
     from problems.export import export_mechanism
     from problems.information.channel import load_channel
     from problems.mechanism import identifiability_mechanism
@@ -2086,7 +2204,7 @@ def scope(d: Path) -> dict:
         memory_budget=memory_budget, identifiability_mechanism=identifiability_mechanism,
         MechanismModel=MechanismModel, model_privacy=model_privacy, model_from_spec=model_from_spec,
         parse_symmetric_prior=parse_symmetric_prior, eps_X=eps_X, symmetric_constants=symmetric_constants,
-        SweepSpec=SweepSpec, load_spec=load_spec, run_sweep=run_sweep,
+        SweepSpec=SweepSpec, load_spec=load_spec, run_sweep=run_sweep, design_problem=design_problem,
     )  # fmt: skip
 
 

@@ -233,8 +233,12 @@ def run(args: argparse.Namespace) -> int:
     path = Path(args.spec)
     if not path.exists():
         raise InvalidInputError(f"spec file {str(path)!r} does not exist")
+    if not path.is_file():
+        raise InvalidInputError(f"spec file {str(path)!r} is not a file (a TOML model spec is expected)")
     try:
-        spec = tomllib.loads(path.read_text())
+        spec = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidInputError(f"spec file {str(path)!r} cannot be read: {exc}") from exc
     except tomllib.TOMLDecodeError as exc:
         raise InvalidInputError(f"spec file {str(path)!r} is not valid TOML: {exc}") from exc
     model = model_from_spec(spec)

@@ -289,6 +289,12 @@ class SweepSpec:
             for n in self.n:
                 for m in self.m:
                     check_prior_values(prior, n, m)
+        if "design" in self.programs:
+            from ..design.problem import QUERIES
+
+            bad = [q for q in self.queries if q not in QUERIES]
+            if bad:
+                raise InvalidInputError(f"unknown design query(s) {bad}; valid: {', '.join(sorted(QUERIES))}")
 
     def points(self) -> list[Point]:
         """The grid in a fixed order (programs, priors, n, m, axis), without duplicates."""
@@ -374,6 +380,8 @@ def load_spec(path: str | Path) -> SweepSpec:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError as exc:
         raise InvalidInputError(f"sweep spec file {str(path)!r} does not exist") from exc
+    except OSError as exc:  # a directory, no permission
+        raise InvalidInputError(f"sweep spec {str(path)!r} cannot be read: {exc.strerror or exc}") from exc
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise InvalidInputError(f"sweep spec {str(path)!r} is not valid TOML: {exc}") from exc
     return SweepSpec.from_mapping(data.get("sweep", data))
