@@ -158,8 +158,27 @@ def privacy_distortion_curve(
     if isinstance(points, bool) or not isinstance(points, (int, np.integer)) or points < 1:
         raise InvalidInputError(f"points must be an integer ≥ 1, got {points!r}")
     require_points(points)
+    if not (isinstance(prior, Prior) or type(prior).__name__ == "SymmetricPrior"):
+        raise InvalidInputError(
+            f"privacy_distortion_curve takes a Prior or a SymmetricPrior, got {type(prior).__name__}"
+        )
     n, m = prior.n, prior.m
-    grid = default_grid(n, points) if distortions is None else np.asarray(distortions, dtype=float)
+    if distortions is None:
+        grid = default_grid(n, points)
+    else:
+        from .closed_forms import check_distortion
+
+        if isinstance(distortions, (str, bytes)):
+            raise InvalidInputError(f"distortions must be numbers in [0, n] = [0, {n}], got {distortions!r}")
+        try:
+            grid = np.asarray(distortions, dtype=float).reshape(-1)
+        except (TypeError, ValueError):
+            raise InvalidInputError(
+                f"distortions must be numbers in [0, n] = [0, {n}], got {distortions!r}"
+            ) from None
+        require_points(grid.size)
+        for D in grid:
+            check_distortion(D, n)
     start = time.perf_counter()
     name = {"d": "pd-dp", "i": "pd-i", "m": "pd-mip"}[notion]
     eX, eT = curve_constants(prior)

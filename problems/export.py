@@ -116,6 +116,10 @@ def export_mechanism(mechanism: Mechanism, path: str | Path, *, metadata: dict |
     ``mechanism`` is a :class:`~problems.mechanism.Mechanism`; a plain matrix is accepted too (validated as
     row-stochastic, labelled 0..N−1).
     """
+    if not isinstance(path, (str, os.PathLike)) or not str(path).strip():
+        raise InvalidInputError(
+            f"export_mechanism takes a file path ending in .npy, .csv or .json, got {path!r}"
+        )
     path = Path(path)
     suffix = _suffix(path)
     require_directory(path, "export_mechanism")
@@ -164,18 +168,32 @@ def _json_default(obj):
 
 def load_mechanism(path: str | Path) -> tuple[Mechanism, dict]:
     """Load a mechanism written by :func:`export_mechanism`; returns ``(mechanism, metadata)``."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise InvalidInputError(f"load_mechanism takes a file path, got {type(path).__name__}")
     path = Path(path)
     suffix = _suffix(path)
-    if not path.exists():
-        raise InvalidInputError(f"mechanism file {str(path)!r} does not exist")
+    if not path.is_file():
+        raise InvalidInputError(f"mechanism file {str(path)!r} does not exist (or is not a file)")
+    try:
+        return _load(path, suffix)
+    except (OSError, UnicodeDecodeError, ValueError, TypeError, KeyError, IndexError) as exc:
+        if isinstance(exc, InvalidInputError):
+            raise
+        raise InvalidInputError(
+            f"mechanism file {str(path)!r} is not a mechanism written by export_mechanism "
+            f"({type(exc).__name__}: {str(exc)[:120]})"
+        ) from None
+
+
+def _load(path: Path, suffix: str) -> tuple[Mechanism, dict]:
     if suffix == ".npy":
         return Mechanism(np.load(path, allow_pickle=False)), {}
     if suffix == ".csv":
-        rows = list(csv.reader(path.read_text().splitlines()))
+        rows = list(csv.reader(path.read_text(encoding="utf-8").splitlines()))
         outputs = rows[0][1:]
         inputs = [r[0] for r in rows[1:]]
         W = np.array([[float(v) for v in r[1:]] for r in rows[1:]])
         return Mechanism(W, tuple(inputs), tuple(outputs)), {}
-    obj = json.loads(path.read_text())
+    obj = json.loads(path.read_text(encoding="utf-8"))
     W = np.array(obj["matrix"], dtype=float)
     return Mechanism(W, tuple(obj["input_labels"]), tuple(obj["output_labels"])), obj.get("metadata", {})

@@ -271,6 +271,8 @@ def from_file(space: DatabaseSpace, path: str | Path) -> Prior:
     """
     from .fileio import read_csv_numbers, read_json_numbers, read_npy
 
+    if not isinstance(path, (str, Path)):
+        raise InvalidInputError(f"a prior file is a path (str or pathlib.Path), got {type(path).__name__}")
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in (".npy", ".csv", ".json"):

@@ -1970,6 +1970,98 @@ API_CASES += [
         r"10\^9|1000000000 outputs",
         "design_problem(DatabaseSpace(2, 2), 'count', outputs=10**9)",
     ),
+    # --- wrong types: typed errors, never AttributeError or TypeError
+    _a(
+        "api-from-file-none",
+        "`priors.from_file(space, None)`",
+        "InvalidInputError",
+        r"a prior file is a path",
+        "priors.from_file(DatabaseSpace(2, 2), None)",
+    ),
+    _a(
+        "api-make-program-none-prior",
+        "`make_program('pd-dp', None)`",
+        "InvalidPriorError",
+        r"takes a Prior, a SymmetricPrior .*got NoneType",
+        "make_program('pd-dp', None)",
+    ),
+    _a(
+        "api-make-program-none-name",
+        "`make_program(None, prior)`",
+        "InvalidInputError",
+        r"takes a program name",
+        "make_program(None, priors.uniform(DatabaseSpace(2, 2)))",
+    ),
+    _a(
+        "api-symmetric-spec-none",
+        "`parse_symmetric_prior(None, 3, 2)`",
+        "InvalidInputError",
+        r"a prior spec is a string",
+        "parse_symmetric_prior(None, 3, 2)",
+    ),
+    _a(
+        "api-curve-none",
+        "`privacy_distortion_curve(None, 'd')`",
+        "InvalidInputError",
+        r"takes a Prior or a SymmetricPrior, got NoneType",
+        "privacy_distortion_curve(None, 'd')",
+    ),
+    _a(
+        "api-curve-distortions-text",
+        "`privacy_distortion_curve(…, distortions='abc')`",
+        "InvalidInputError",
+        r"distortions must be numbers in \[0, n\]",
+        "privacy_distortion_curve(priors.uniform(DatabaseSpace(2, 2)), 'd', distortions='abc')",
+    ),
+    _a(
+        "api-curve-distortions-above-n",
+        "`privacy_distortion_curve(…, distortions=[3])` with n = 2",
+        "InvalidDistortionError",
+        r"\[0, n\] = \[0, 2\], got 3",
+        "privacy_distortion_curve(priors.uniform(DatabaseSpace(2, 2)), 'd', distortions=[3])",
+    ),
+    _a(
+        "api-mechanism-empty",
+        "`Mechanism(np.zeros((0, 0)))`",
+        "InvalidMechanismError",
+        r"at least one row",
+        "Mechanism(np.zeros((0, 0)))",
+    ),
+    _a(
+        "api-export-path-none",
+        "`export_mechanism(W, None)`",
+        "InvalidInputError",
+        r"takes a file path",
+        "export_mechanism(np.eye(2), None)",
+    ),
+    _a(
+        "api-load-ragged",
+        "`load_mechanism` of a ragged JSON matrix",
+        "InvalidInputError",
+        r"is not a mechanism written by export_mechanism",
+        "load_mechanism(D / 'ragged_mechanism.json')",
+    ),
+    _a(
+        "api-load-list",
+        "`load_mechanism` of a JSON list",
+        "InvalidInputError",
+        r"is not a mechanism written by export_mechanism",
+        "load_mechanism(D / 'list_mechanism.json')",
+    ),
+    _a(
+        "api-load-csv-text",
+        "`load_mechanism` of a CSV with text",
+        "InvalidInputError",
+        r"is not a mechanism written by export_mechanism",
+        "load_mechanism(D / 'text_mechanism.csv')",
+    ),
+    _a(
+        "api-load-directory",
+        "`load_mechanism` of a directory",
+        "InvalidInputError",
+        r"is not a file",
+        "load_mechanism(D / 'adir.json')",
+    ),
     # --- numbers: booleans and strings are not privacy levels
     _a(
         "api-solve-true",
@@ -2172,6 +2264,11 @@ def make_files(d: Path) -> Path:
     for name, text in TOML.items():
         (d / name).write_text(text)
     (d / "binary.toml").write_bytes(b"\xff\xfe\x00")
+    (d / "ragged_mechanism.json").write_text(
+        '{"matrix": [[1, 0], [0]], "input_labels": [], "output_labels": []}'
+    )
+    (d / "list_mechanism.json").write_text("[1, 2]")
+    (d / "text_mechanism.csv").write_text("x\\y,0\n0,abc\n")
     return d
 
 
@@ -2184,7 +2281,7 @@ def scope(d: Path) -> dict:
     from problems import PDDP, PDI, PDMIP, DatabaseSpace, Mechanism, h, h_inv, priors
     from problems.curves import privacy_distortion_curve
     from problems.design.problem import design_problem
-    from problems.export import export_mechanism
+    from problems.export import export_mechanism, load_mechanism
     from problems.information.channel import load_channel
     from problems.mechanism import identifiability_mechanism
     from problems.model import MechanismModel
@@ -2205,6 +2302,7 @@ def scope(d: Path) -> dict:
         MechanismModel=MechanismModel, model_privacy=model_privacy, model_from_spec=model_from_spec,
         parse_symmetric_prior=parse_symmetric_prior, eps_X=eps_X, symmetric_constants=symmetric_constants,
         SweepSpec=SweepSpec, load_spec=load_spec, run_sweep=run_sweep, design_problem=design_problem,
+        load_mechanism=load_mechanism,
     )  # fmt: skip
 
 

@@ -202,6 +202,8 @@ def parse_symmetric_prior(spec: str, n: int, m: int) -> SymmetricPrior:
     Same grammar as :func:`problems.priors.parse_prior` for the symmetric kinds, but never builds the pmf,
     so it works at any n.
     """
+    if not isinstance(spec, str):
+        raise InvalidInputError(f"a prior spec is a string such as 'iid:0.3,0.7', got {spec!r}")
     kind, _, rest = spec.partition(":")
     kind = kind.strip().lower()
     if kind == "uniform" and not rest:
