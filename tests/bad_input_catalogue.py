@@ -1835,6 +1835,21 @@ CLI_CASES += [
     ),
 ]
 
+CLI_CASES += [
+    _c(
+        "ipopt-starts-huge",
+        "`ipopt_models pd-mip --starts 1000000000`",
+        4,
+        r"at most 10000 are accepted",
+        *Q,
+        "pd-mip",
+        "--distortion",
+        "1",
+        "--starts",
+        "1000000000",
+    ),
+]
+
 API_CASES += [
     # --- priors: refused before the mⁿ pmf is allocated
     _a(
