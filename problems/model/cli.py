@@ -193,6 +193,23 @@ def _constraint(d: dict, k: int, relation):  # noqa: ANN001
         raise InvalidInputError(f"{where} ({kind}) is missing the key {exc.args[0]!r}") from exc
 
 
+def _require_memory(spec: dict, relation, N: int, K: int) -> None:  # noqa: ANN001
+    """The memory guard of :meth:`MechanismModel.add`, from the spec alone (before the loss is built)."""
+    from .neighbours import pair_count, require_model_memory
+
+    rows = 0
+    for d in spec.get("constraint", []) or []:
+        if not isinstance(d, dict):
+            continue
+        kind = d.get("kind")
+        if kind in ("local", "metric"):
+            rows += N * (N - 1) * K
+        elif kind in ("differential", "approximate", "identifiability"):
+            rel = _relation(d["neighbours"], "constraint") if "neighbours" in d else relation
+            rows += pair_count(rel, N) * K
+    require_model_memory(str(spec.get("name", "model")), N, K, rows)
+
+
 def model_from_spec(spec: dict) -> MechanismModel:  # noqa: F821 - imported below (CVXPY on first use)
     """Build a :class:`MechanismModel` from the parsed TOML (see the module docstring).
 
@@ -206,6 +223,8 @@ def model_from_spec(spec: dict) -> MechanismModel:  # noqa: F821 - imported belo
     relation = _relation(spec.get("neighbours"), "[neighbours]")
     prior = spec.get("prior", "uniform")
     N = len(prior) if isinstance(prior, list) else _size(relation)
+    if N is not None and spec.get("loss") in ("zero_one", "hamming"):  # K = N: refuse before the N×N loss
+        _require_memory(spec, relation, N, N)
     L = _loss(spec.get("loss"), relation, N)
     if prior == "uniform":
         prior = np.full(L.shape[0], 1.0 / L.shape[0])

@@ -181,8 +181,7 @@ class MechanismModel:
         estimated as for the dense programs (:data:`problems.resources.BYTES_PER_RATIO_ROW` per row), on top
         of the rows of the constraints already added.  Checked before any pair is built.
         """
-        from ..resources import BASE_MEMORY, BYTES_PER_RATIO_ROW, require_memory
-        from .neighbours import pair_count
+        from .neighbours import pair_count, require_model_memory
 
         def rows(c: PrivacyConstraint) -> int:
             if getattr(c, "kind", "") == "metric":
@@ -192,12 +191,7 @@ class MechanismModel:
             return 0
 
         total = sum(rows(c) for c in (*self.constraints, constraint))
-        require_memory(
-            BASE_MEMORY + 8.0 * 64 * self.N * self.K + float(BYTES_PER_RATIO_ROW) * total,
-            f"the model {self.name!r} ({self.N} inputs × {self.K} outputs, {total} ratio rows)",
-            "Use fewer inputs or outputs, a sparser neighbour relation, or the reduced programs "
-            "(python -m problems solve … --path reduced) for PD-DP/PD-I with a symmetric prior.",
-        )
+        require_model_memory(self.name, self.N, self.K, total)
 
     def add_constraint(self, constraint: cp.Constraint, name: str | None = None) -> MechanismModel:
         """Add your own CVXPY constraint on ``model.W``.  The certificate does not prove it (see ``unchecked``)."""
