@@ -189,8 +189,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     return run(_run, args)
 
 
+#: The most multistarts a command runs (each is an IPOPT solve of seconds): more is refused as too large.
+MAX_STARTS = 10_000
+
+
 def _run(args: argparse.Namespace) -> int:
     unit = resolve_unit(args)
+    if getattr(args, "starts", 0) > MAX_STARTS:
+        from problems.errors import ProblemTooLargeError
+
+        raise ProblemTooLargeError(
+            f"--starts {args.starts} would run {args.starts} IPOPT solves; at most {MAX_STARTS} are accepted",
+            size=args.starts,
+            limit=MAX_STARTS,
+        )
     if args.command == "bilinear-pd":
         reject_option(
             f"--unit {unit}",

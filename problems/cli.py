@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from .cli_common import (
     EXIT_CODES,
+    PRIOR_HELP_SYMMETRIC,
     Parser,
     add_export_option,
     add_json_option,
@@ -267,10 +268,10 @@ def _cmd_constants(args) -> int:
     else:
         from .prior_constants import eps_tilde, eps_X
         from .priors import parse_prior
-        from .resources import pmf_memory, require_memory
+        from .resources import as_bytes, pmf_memory, require_memory
 
         require_memory(
-            pmf_memory(args.n, args.m, copies=4) + 16.0 * space.size * args.n * (args.m - 1),
+            pmf_memory(args.n, args.m, copies=4) + as_bytes(16, space.size, args.n, args.m - 1),
             f"ε_X and ε̃_X of an explicit prior on {args.m}^{args.n} databases",
             "Use a uniform, iid or contagious prior (computed from its rows, any n).",
         )
@@ -301,10 +302,12 @@ def _cmd_constants(args) -> int:
 
 # ------------------------------------------------------------------------------------------------ curve
 def _cmd_curve(args) -> int:
+    from .curves import require_points
     from .orbit.dispatch import prior_from_spec
     from .orbit.symmetric_prior import iid_row_pmf
 
     out, exists = check_output_dir(args.out)
+    require_points(args.points)
     prior = prior_from_spec(args.prior, args.n, args.m)  # symmetric: the reduced programs, never the mⁿ pmf
     if args.notion == "m" and not hasattr(prior, "pmf") and iid_row_pmf(prior) is None:
         raise InvalidInputError(
@@ -312,11 +315,15 @@ def _cmd_curve(args) -> int:
             "use --prior uniform or iid:… (the reduced PD-MIP), or --notion i / d"
         )
     check_solver_name(args.solver)
+    if args.workers is not None and args.workers < 1:
+        raise InvalidInputError(f"--workers must be ≥ 1, got {args.workers}")
+    if args.scheduler is not None:
+        from .sweep.runner import check_scheduler
+
+        check_scheduler(args.scheduler)
     if not exists:
         out.mkdir(parents=True)
         print(f"created directory {out}", file=sys.stderr)
-    if args.workers is not None and args.workers < 1:
-        raise InvalidInputError(f"--workers must be ≥ 1, got {args.workers}")
     from .curves import default_grid
     from .plotting import plot_privacy_distortion
     from .sweep.studies import curve_via_sweep
@@ -341,6 +348,16 @@ def _cmd_curve(args) -> int:
     for p in paths:
         print(p)
     status = curve.extras.get("status", [])
+    refused = [f"D={D:.4g}" for D, st in zip(curve.distortion, status) if st == "refused"]
+    if refused:
+        print(
+            f"error: {len(refused)} point(s) refused as too large for the memory budget ({', '.join(refused[:5])}); "
+            f"the estimates are in the error column of {out / f'curve_{args.notion}_points' / 'results.csv'}. "
+            "Use a smaller n, --notion i, or a larger budget "
+            "($PRIVACY_PROBLEMS_MEMORY_LIMIT)",
+            file=sys.stderr,
+        )
+        return EXIT_CODES["too-large"]
     bad = [
         f"D={D:.4g}: {st}" for D, st in zip(curve.distortion, status) if st not in ("optimal", "infeasible")
     ]
@@ -396,7 +413,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
     p = sub.add_parser("solve", help="solve PD-I, PD-DP, R-PD or PD-MIP (paper 002)")
     p.add_argument("program", choices=PROGRAMS)
-    add_space_options(p)
+    add_space_options(p, prior_help=PRIOR_HELP_SYMMETRIC)
     p.add_argument("--eps", type=privacy_level, help="privacy level ε in nats (PD-I, PD-DP, R-PD)")
     p.add_argument("--distortion", type=distortion_level, help="distortion bound D in [0, n] (PD-MIP)")
     add_solver_option(
@@ -425,12 +442,12 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_solve)
 
     p = sub.add_parser("constants", help="ε_X, ε̃_X and h(ε̃_X) of a prior")
-    add_space_options(p)
+    add_space_options(p, prior_help=PRIOR_HELP_SYMMETRIC)
     add_json_option(p)
     p.set_defaults(func=_cmd_constants)
 
     p = sub.add_parser("curve", help="privacy–distortion curve ε*(D) as CSV and PNG/SVG")
-    add_space_options(p)
+    add_space_options(p, prior_help=PRIOR_HELP_SYMMETRIC)
     p.add_argument("--notion", choices=("i", "d", "m"), required=True)
     p.add_argument("--points", type=positive_int, default=30, help="grid points in (0, n], ≥ 1 (default 30)")
     p.add_argument("--out", required=True, help="output directory (created if missing, and said so)")

@@ -42,6 +42,8 @@ from .lp.status import EXIT_CODES
 
 __all__ = [
     "JSON_INDENT",
+    "PRIOR_HELP",
+    "PRIOR_HELP_SYMMETRIC",
     "EXIT_CODES",
     "add_version",
     "add_space_options",
@@ -64,6 +66,7 @@ __all__ = [
     "check_solver_name",
     "LP_SOLVERS",
     "reject_option",
+    "reject_unknown_keys",
     "json_ready",
     "dumps",
     "print_json",
@@ -80,6 +83,13 @@ PRIOR_HELP = (
     "uniform | iid:P0,P1,… | pmf:P0,…,P(N-1) | file:PATH(.npy/.csv/.json) | contagious:W[:P0,P1,…]; "
     "fractions such as 1/3 are accepted; a pmf whose sum is off by less than 1e-6 is renormalised (with a "
     "warning)"
+)
+#: The prior help of the commands that take symmetric priors on the reduced path (solve, constants, curve).
+PRIOR_HELP_SYMMETRIC = (
+    "uniform | iid:P0,P1,… | contagious:W[:P0,P1,…] | mixture:W0,W1/P00,P01,…/P10,P11,… (a mixture of i.i.d. "
+    "rows; reduced path) | pmf:P0,…,P(N-1) | file:PATH(.npy/.csv/.json); fractions such as 1/3 are accepted; "
+    "a pmf whose sum is off by less than 1e-6 is renormalised (with a warning); an empty item (a trailing "
+    "comma) is bad input"
 )
 
 
@@ -223,6 +233,7 @@ def add_space_options(
     default_m: int | None = None,
     short: bool = False,
     prior: bool = True,
+    prior_help: str = PRIOR_HELP,
 ) -> None:
     """``--n``, ``--m`` (``-n``/``-m`` too when ``short``) and ``--prior``."""
     n_flags = ("--n", "-n") if short else ("--n",)
@@ -244,7 +255,7 @@ def add_space_options(
         help="domain size of a row, ≥ 2",
     )
     if prior:
-        p.add_argument("--prior", default="uniform", help=PRIOR_HELP)
+        p.add_argument("--prior", default="uniform", help=prior_help)
 
 
 def add_unit_option(p: argparse.ArgumentParser, what: str = "information quantities") -> None:
@@ -311,6 +322,16 @@ def reject_option(option: str, given: bool, program: str, why: str = "") -> None
         raise InvalidInputError(f"{option} does not apply to {program}{': ' + why if why else ''}")
 
 
+def reject_unknown_keys(mapping: dict, valid, where: str) -> None:  # noqa: ANN001
+    """Bad input naming every key of ``mapping`` (a TOML table) that is not in ``valid``.
+
+    The sweep spec and the model spec are read with it, so a misspelt key is never silently ignored.
+    """
+    unknown = sorted(str(k) for k in set(mapping) - set(valid))
+    if unknown:
+        raise InvalidInputError(f"unknown key(s) {unknown} in {where}; valid keys: {sorted(valid)}")
+
+
 # ---------------------------------------------------------------------------------------------------- JSON
 def json_ready(obj: Any, non_finite: list[dict] | None = None, path: str = "") -> Any:
     """``obj`` with NumPy values turned into Python ones and non-finite floats into None.
@@ -343,15 +364,19 @@ def json_ready(obj: Any, non_finite: list[dict] | None = None, path: str = "") -
     return str(obj)
 
 
-def dumps(obj: Any, *, unit: str | None = None) -> str:
-    """The JSON text of a result: ``unit`` added when missing, non-finite numbers null and listed."""
+def dumps(obj: Any, *, unit: str | None = None, indent: int | None = JSON_INDENT) -> str:
+    """The JSON text of a result: ``unit`` added when missing, non-finite numbers null and listed.
+
+    Strict JSON: never a ``NaN`` or ``Infinity`` token (``allow_nan=False``).  Every JSON file the toolkit
+    writes (exports, model exports) goes through here too.
+    """
     if isinstance(obj, dict) and unit is not None and "unit" not in obj:
         obj = {**obj, "unit": unit}
     non_finite: list[dict] = []
     data = json_ready(obj, non_finite)
     if non_finite and isinstance(data, dict):
         data["non_finite"] = non_finite
-    return json.dumps(data, indent=JSON_INDENT, ensure_ascii=False, allow_nan=False)
+    return json.dumps(data, indent=indent, ensure_ascii=False, allow_nan=False)
 
 
 def print_json(obj: Any, *, unit: str | None = None) -> None:

@@ -20,15 +20,28 @@ import numpy as np
 
 from .errors import InvalidDistortionError, InvalidInputError, InvalidPrivacyLevelError
 
-__all__ = ["h", "h_inv", "kernel", "apply_kron", "check_eps", "check_distortion"]
+__all__ = ["h", "h_inv", "kernel", "apply_kron", "as_real", "check_eps", "check_distortion"]
+
+
+def as_real(value, what: str, error: type = InvalidInputError) -> float:
+    """``value`` as a float if it is a real number (int, float, NumPy or 0-d array); ``error`` otherwise.
+
+    Booleans and strings are refused (``True`` is not the privacy level 1, ``"1.0"`` is not a number here:
+    parse text with :func:`problems.priors.parse_number`).  The message is ``"{what}, got {value!r}"``.
+    """
+    if isinstance(value, (bool, np.bool_, str, bytes)):
+        raise error(f"{what}, got {value!r} ({type(value).__name__})")
+    if isinstance(value, np.ndarray) and value.ndim != 0:
+        raise error(f"{what}, got an array of shape {value.shape}")
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise error(f"{what}, got {value!r}") from None
 
 
 def check_eps(eps: float, *, allow_inf: bool = False, name: str = "ε") -> float:
     """Return ``eps`` as float if it is a valid privacy level (≥ 0, not NaN; finite unless ``allow_inf``)."""
-    try:
-        e = float(eps)
-    except (TypeError, ValueError) as exc:
-        raise InvalidPrivacyLevelError(f"{name} must be a number ≥ 0, got {eps!r}") from exc
+    e = as_real(eps, f"{name} must be a number ≥ 0", InvalidPrivacyLevelError)
     if math.isnan(e) or e < 0:
         raise InvalidPrivacyLevelError(f"{name} must be ≥ 0, got {e!r}")
     if math.isinf(e) and not allow_inf:
@@ -38,10 +51,7 @@ def check_eps(eps: float, *, allow_inf: bool = False, name: str = "ε") -> float
 
 def check_distortion(D: float, n: int) -> float:
     """Return ``D`` as float if ``0 ≤ D ≤ n`` (the meaningful range for the Hamming distortion)."""
-    try:
-        d = float(D)
-    except (TypeError, ValueError) as exc:
-        raise InvalidDistortionError(f"distortion D must be a number in [0, {n}], got {D!r}") from exc
+    d = as_real(D, f"distortion D must be a number in [0, {n}]", InvalidDistortionError)
     if math.isnan(d) or d < 0 or d > n:
         raise InvalidDistortionError(f"distortion D must lie in [0, n] = [0, {n}], got {d!r}")
     return d
@@ -54,6 +64,8 @@ def _check_nm(n, m) -> None:
 
 
 def _as_array(x, what: str, error: type) -> np.ndarray:
+    if isinstance(x, (bool, np.bool_, str, bytes)):
+        raise error(f"{what} must be a number (or an array of numbers), got {x!r} ({type(x).__name__})")
     try:
         return np.asarray(x, dtype=float)
     except (TypeError, ValueError):

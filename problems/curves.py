@@ -29,7 +29,15 @@ from .prior_constants import eps_tilde, eps_X
 from .priors import Prior
 from .programs import PDDP, PDI, PDMIP
 
-__all__ = ["Curve", "privacy_distortion_curve", "curve_constants", "NOTIONS", "default_grid"]
+__all__ = [
+    "Curve",
+    "privacy_distortion_curve",
+    "curve_constants",
+    "NOTIONS",
+    "default_grid",
+    "require_points",
+    "MAX_POINTS",
+]
 
 NOTIONS = {"i": "identifiability", "d": "differential privacy", "m": "mutual information"}
 
@@ -85,7 +93,10 @@ class Curve:
         return rows
 
     def to_csv(self, path: str | Path) -> Path:
-        """Write the curve as CSV (atomically)."""
+        """Write the curve as CSV (atomically); the directory must exist (as for every file export)."""
+        from .export import require_directory
+
+        require_directory(path, "Curve.to_csv")
         rows = self.rows()
         import io
 
@@ -94,6 +105,23 @@ class Curve:
         writer.writeheader()
         writer.writerows(rows)
         return atomic_write_text(path, buf.getvalue())
+
+
+#: The most grid points a curve takes: each is a solve (or a bisection of solves) and a file of the sweep.
+MAX_POINTS = 10_000
+
+
+def require_points(points: int) -> None:
+    """Refuse (ProblemTooLargeError) a curve of more than :data:`MAX_POINTS` points, before any is solved."""
+    if points > MAX_POINTS:
+        from .errors import ProblemTooLargeError
+
+        raise ProblemTooLargeError(
+            f"a curve of {points} points is {points} solves (each a bisection for --notion d and i); it accepts "
+            f"at most {MAX_POINTS}. Use fewer --points",
+            size=int(points),
+            limit=MAX_POINTS,
+        )
 
 
 def default_grid(n: int, points: int) -> np.ndarray:
@@ -130,8 +158,28 @@ def privacy_distortion_curve(
 
     if isinstance(points, bool) or not isinstance(points, (int, np.integer)) or points < 1:
         raise InvalidInputError(f"points must be an integer ≥ 1, got {points!r}")
+    require_points(points)
+    if not (isinstance(prior, Prior) or type(prior).__name__ == "SymmetricPrior"):
+        raise InvalidInputError(
+            f"privacy_distortion_curve takes a Prior or a SymmetricPrior, got {type(prior).__name__}"
+        )
     n, m = prior.n, prior.m
-    grid = default_grid(n, points) if distortions is None else np.asarray(distortions, dtype=float)
+    if distortions is None:
+        grid = default_grid(n, points)
+    else:
+        from .closed_forms import check_distortion
+
+        if isinstance(distortions, (str, bytes)):
+            raise InvalidInputError(f"distortions must be numbers in [0, n] = [0, {n}], got {distortions!r}")
+        try:
+            grid = np.asarray(distortions, dtype=float).reshape(-1)
+        except (TypeError, ValueError):
+            raise InvalidInputError(
+                f"distortions must be numbers in [0, n] = [0, {n}], got {distortions!r}"
+            ) from None
+        require_points(grid.size)
+        for D in grid:
+            check_distortion(D, n)
     start = time.perf_counter()
     name = {"d": "pd-dp", "i": "pd-i", "m": "pd-mip"}[notion]
     eX, eT = curve_constants(prior)

@@ -14,10 +14,14 @@ import numpy as np
 
 from .errors import InvalidInputError, ProblemTooLargeError
 
-__all__ = ["DatabaseSpace", "DENSE_LIMIT"]
+__all__ = ["DatabaseSpace", "DENSE_LIMIT", "MAX_ROWS", "MAX_DOMAIN"]
 
 #: Largest N = mⁿ for which dense N×N objects (distance matrix, mechanism) are built by default.
 DENSE_LIMIT = 4096
+#: Largest n and m of any database space: the reduced and theorem paths hold O(n) and O(m) vectors (n = 10⁶
+#: answers in ~2 s); beyond, even those vectors are out of reach, so the space itself is refused.
+MAX_ROWS = 10**6
+MAX_DOMAIN = 2**16
 
 
 @dataclass(frozen=True)
@@ -41,6 +45,14 @@ class DatabaseSpace:
                 raise InvalidInputError(f"{name} must be an integer ≥ {low}, got {value!r}")
         object.__setattr__(self, "n", int(self.n))
         object.__setattr__(self, "m", int(self.m))
+        for name, value, top in (("n", self.n, MAX_ROWS), ("m", self.m, MAX_DOMAIN)):
+            if value > top:
+                raise ProblemTooLargeError(
+                    f"{name} = {value} is beyond what any path of the toolkit can hold (vectors of length "
+                    f"{name}); it accepts {name} ≤ {top}",
+                    size=min(value, 2**62),
+                    limit=top,
+                )
 
     # ------------------------------------------------------------------ sizes
     @property
@@ -56,11 +68,14 @@ class DatabaseSpace:
     def require_dense(self, limit: int = DENSE_LIMIT) -> None:
         """Raise :class:`ProblemTooLargeError` if N exceeds ``limit`` (dense N×N objects would be built)."""
         if self.size > limit:
+            from .resources import format_count
+
+            N = format_count(self.size)
             raise ProblemTooLargeError(
-                f"the dense path builds N×N = {self.size}×{self.size} arrays for n = {self.n}, m = {self.m}; "
+                f"the dense path builds N×N arrays, N = {self.m}^{self.n} = {N}, for n = {self.n}, m = {self.m}; "
                 f"it accepts N ≤ {limit}. Use a symmetric (i.i.d./exchangeable) prior with the reduced "
                 "programs, or raise the limit explicitly if you have the memory",
-                size=self.size,
+                size=min(self.size, 2**62),
                 limit=limit,
             )
 

@@ -7,7 +7,9 @@
   metadata holds the program, n, m, prior, ε or D, the value and the certificate.
 
 Every file is written to a temporary file in the same directory and moved into place with
-:func:`os.replace`, so a reader never sees a half-written export.  Floats are written with 17 significant
+:func:`os.replace`, so a reader never sees a half-written export.  The directory must exist: it is not
+created silently (the same rule as ``--export`` on the command line; :func:`require_directory`).  JSON is
+strict: a non-finite metadata value is written as ``null`` and listed under ``"non_finite"``.  Floats are written with 17 significant
 digits, so loading gives back the same matrix bit for bit.
 """
 
@@ -25,7 +27,14 @@ import numpy as np
 from .errors import InvalidInputError
 from .mechanism import Mechanism
 
-__all__ = ["atomic_write_bytes", "atomic_write_text", "export_mechanism", "load_mechanism", "FORMATS"]
+__all__ = [
+    "atomic_write_bytes",
+    "atomic_write_text",
+    "export_mechanism",
+    "load_mechanism",
+    "require_directory",
+    "FORMATS",
+]
 
 FORMATS = (".npy", ".csv", ".json")
 
@@ -75,6 +84,25 @@ def atomic_write_text(path: str | Path, text: str) -> Path:
     return atomic_write_bytes(path, text.encode("utf-8"))
 
 
+def require_directory(path: str | Path, what: str = "export") -> Path:
+    """``path`` if its directory exists; :class:`InvalidInputError` otherwise (nothing is created).
+
+    The rule of every user-facing file export, in the API and on the command line alike: a missing directory
+    is a typo more often than a wish, so it is refused with a message rather than created.
+    """
+    path = Path(path)
+    parent = path.parent
+    if not parent.exists():
+        raise InvalidInputError(
+            f"{what}: directory {str(parent)!r} does not exist; create it first (it is not created silently)"
+        )
+    if not parent.is_dir():
+        raise InvalidInputError(
+            f"{what}: {str(parent)!r} is a file, so {str(path)!r} cannot be created under it"
+        )
+    return path
+
+
 def _suffix(path: Path) -> str:
     suffix = path.suffix.lower()
     if suffix not in FORMATS:
@@ -88,8 +116,13 @@ def export_mechanism(mechanism: Mechanism, path: str | Path, *, metadata: dict |
     ``mechanism`` is a :class:`~problems.mechanism.Mechanism`; a plain matrix is accepted too (validated as
     row-stochastic, labelled 0..N−1).
     """
+    if not isinstance(path, (str, os.PathLike)) or not str(path).strip():
+        raise InvalidInputError(
+            f"export_mechanism takes a file path ending in .npy, .csv or .json, got {path!r}"
+        )
     path = Path(path)
     suffix = _suffix(path)
+    require_directory(path, "export_mechanism")
     if not isinstance(mechanism, Mechanism):
         import numbers
 
@@ -118,7 +151,11 @@ def export_mechanism(mechanism: Mechanism, path: str | Path, *, metadata: dict |
         "output_labels": list(mechanism.output_labels),
         "metadata": metadata or {},
     }
-    return atomic_write_text(path, json.dumps(payload, indent=1, default=_json_default))
+    if not isinstance(payload["metadata"], dict):
+        raise InvalidInputError(f"metadata must be a dict, got {type(metadata).__name__}")
+    from .cli_common import dumps
+
+    return atomic_write_text(path, dumps(payload, indent=1))
 
 
 def _json_default(obj):
@@ -131,18 +168,32 @@ def _json_default(obj):
 
 def load_mechanism(path: str | Path) -> tuple[Mechanism, dict]:
     """Load a mechanism written by :func:`export_mechanism`; returns ``(mechanism, metadata)``."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise InvalidInputError(f"load_mechanism takes a file path, got {type(path).__name__}")
     path = Path(path)
     suffix = _suffix(path)
-    if not path.exists():
-        raise InvalidInputError(f"mechanism file {str(path)!r} does not exist")
+    if not path.is_file():
+        raise InvalidInputError(f"mechanism file {str(path)!r} does not exist (or is not a file)")
+    try:
+        return _load(path, suffix)
+    except (OSError, UnicodeDecodeError, ValueError, TypeError, KeyError, IndexError) as exc:
+        if isinstance(exc, InvalidInputError):
+            raise
+        raise InvalidInputError(
+            f"mechanism file {str(path)!r} is not a mechanism written by export_mechanism "
+            f"({type(exc).__name__}: {str(exc)[:120]})"
+        ) from None
+
+
+def _load(path: Path, suffix: str) -> tuple[Mechanism, dict]:
     if suffix == ".npy":
         return Mechanism(np.load(path, allow_pickle=False)), {}
     if suffix == ".csv":
-        rows = list(csv.reader(path.read_text().splitlines()))
+        rows = list(csv.reader(path.read_text(encoding="utf-8").splitlines()))
         outputs = rows[0][1:]
         inputs = [r[0] for r in rows[1:]]
         W = np.array([[float(v) for v in r[1:]] for r in rows[1:]])
         return Mechanism(W, tuple(inputs), tuple(outputs)), {}
-    obj = json.loads(path.read_text())
+    obj = json.loads(path.read_text(encoding="utf-8"))
     W = np.array(obj["matrix"], dtype=float)
     return Mechanism(W, tuple(obj["input_labels"]), tuple(obj["output_labels"])), obj.get("metadata", {})

@@ -49,8 +49,10 @@ class Mechanism:
             raise InvalidMechanismError(
                 f"a mechanism is a 2-D matrix of numbers, got {type(self.matrix).__name__}"
             ) from None
-        if W.ndim != 2:
-            raise InvalidMechanismError(f"a mechanism is a 2-D matrix, got shape {W.shape}")
+        if W.ndim != 2 or 0 in W.shape:
+            raise InvalidMechanismError(
+                f"a mechanism is a 2-D matrix with at least one row and one column, got shape {W.shape}"
+            )
         if not np.all(np.isfinite(W)):
             r, c = (int(v) for v in np.argwhere(~np.isfinite(W))[0])
             raise InvalidMechanismError(

@@ -44,8 +44,10 @@ __all__ = [
     "near_eps_X",
     "round_up_eps_X",
     "exp_at_least",
+    "eps_X_iid",
     "eps_tilde",
     "eps_tilde_iid",
+    "symmetric_constants",
     "t_of_eps",
     "eps_of_t",
     "feasibility_polynomials",
@@ -60,9 +62,7 @@ def eps_X(prior: Prior) -> float:
     if prior.kind == "uniform":
         return 0.0  # exactly: every database has the same mass
     if prior.kind == "iid":
-        from .orbit.programs import iid_eps_X
-
-        return iid_eps_X(prior.row_pmfs[0])
+        return eps_X_iid(prior.row_pmfs[0])
     i, j = prior.space.neighbour_pairs
     logp = np.log(prior.pmf)
     return float(max(0.0, np.max(logp[i] - logp[j])))
@@ -342,20 +342,54 @@ def _real_roots_in(coef: np.ndarray, lo: float, hi: float) -> np.ndarray:
     return np.unique(np.concatenate(found))
 
 
+def eps_X_iid(row_pmf) -> float:
+    """ε_X of an i.i.d. prior π^{⊗n} (any n ≥ 1): ln(π_max/π_min), ``inf`` when some π(a) = 0.
+
+    Changing one row from a to b multiplies p_X by π(b)/π(a), so the largest neighbour ratio is π_max/π_min;
+    it is exactly 0 for the uniform prior.
+    """
+    row = np.asarray(row_pmf, dtype=float)
+    lo, hi = float(row.min()), float(row.max())
+    if lo <= 0:
+        return math.inf
+    return 0.0 if lo == hi else math.log(hi) - math.log(lo)
+
+
+#: Bytes per x-type and letter held while ε_X of an exchangeable mixture is computed over the moves between
+#: types (the types and one shifted copy, with NumPy temporaries); the log-masses add 24 bytes per component.
+BYTES_PER_TYPE_ENTRY = 48
+
+
 def symmetric_constants(prior) -> dict:  # noqa: ANN001 - SymmetricPrior (import cycle avoided)
     """ε_X and ε̃_X of a row-permutation-invariant prior without building its mⁿ pmf.
 
-    ε_X is taken over the moves between x-types (the reduced programs' :func:`problems.orbit.programs._eps_X`);
-    ε̃_X is exact for uniform and i.i.d. priors (:func:`eps_tilde_iid`), from the dense pmf for exchangeable
-    mixtures with N ≤ 4096, and ``None`` (with a note) beyond.
+    Uniform and i.i.d. priors use the closed forms :func:`eps_X_iid` and :func:`eps_tilde_iid` (any n; both
+    exactly 0 for the uniform prior).  For exchangeable mixtures ε_X is taken over the moves between x-types
+    (the reduced programs' :func:`problems.orbit.programs._eps_X`; C(n+m−1, m−1) types, refused with
+    :class:`~problems.errors.ProblemTooLargeError` when they would not fit the memory budget); ε̃_X comes from
+    the dense pmf with N ≤ 4096, and is ``None`` (with a note) beyond.
     """
     from .database import DENSE_LIMIT
-    from .orbit.programs import _eps_X
 
-    out: dict = {"eps_X": _eps_X(prior)}
-    if prior.kind in ("uniform", "iid"):
-        out["eps_tilde"] = eps_tilde_iid(prior.row_pmfs[0])
-    elif prior.m**prior.n <= DENSE_LIMIT:
+    out: dict = {}
+    if prior.kind == "uniform":
+        return {"eps_X": 0.0, "eps_tilde": 0.0}
+    if prior.kind == "iid":
+        return {"eps_X": eps_X_iid(prior.row_pmfs[0]), "eps_tilde": eps_tilde_iid(prior.row_pmfs[0])}
+    from .resources import BASE_MEMORY, as_bytes, format_count, require_memory
+
+    types = math.comb(prior.n + prior.m - 1, prior.m - 1)
+    J = len(prior.row_pmfs)  # the log-masses hold a (types, J, m) array
+    require_memory(
+        BASE_MEMORY + as_bytes(types, prior.m, BYTES_PER_TYPE_ENTRY + 24 * J),
+        f"ε_X of the exchangeable prior {prior.name!r} over {format_count(types)} x-types "
+        f"(n = {prior.n}, m = {prior.m}, {J} i.i.d. components)",
+        "Use a smaller n or m, or a uniform or iid prior (closed forms at any n).",
+    )
+    from .orbit.programs import _eps_X  # after the guard: this import loads the reduced programs
+
+    out["eps_X"] = _eps_X(prior)
+    if prior.m**prior.n <= DENSE_LIMIT:
         out["eps_tilde"] = eps_tilde(prior.to_prior())
     else:
         out["eps_tilde"] = None

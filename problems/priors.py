@@ -47,6 +47,7 @@ __all__ = [
     "from_file",
     "parse_prior",
     "parse_number",
+    "split_items",
     "require_prior",
     "require_pmf_size",
     "PMF_LIMIT",
@@ -190,14 +191,28 @@ def _product_pmf(space: DatabaseSpace, row: np.ndarray) -> np.ndarray:
     return out
 
 
+def _check_space(space, what: str) -> DatabaseSpace:
+    """``space`` if it is a :class:`DatabaseSpace` small enough for a stored pmf (:func:`require_pmf_size`)."""
+    if not isinstance(space, DatabaseSpace):
+        raise InvalidInputError(f"{what} takes a DatabaseSpace first, got {type(space).__name__}")
+    require_pmf_size(space)
+    return space
+
+
 def uniform(space: DatabaseSpace) -> Prior:
-    """The uniform prior p_X(x) = m⁻ⁿ."""
+    """The uniform prior p_X(x) = m⁻ⁿ.
+
+    Like every constructor here it stores the length-mⁿ pmf, so N = mⁿ > :data:`PMF_LIMIT` is refused
+    (:class:`~problems.errors.ProblemTooLargeError`) before anything is allocated.
+    """
+    _check_space(space, "uniform")
     row = np.full(space.m, 1.0 / space.m)
     return Prior(space, np.full(space.size, 1.0 / space.size), "uniform", "uniform", (row,), (1.0,))
 
 
 def iid(space: DatabaseSpace, row_pmf: Sequence[float] | np.ndarray) -> Prior:
     """The i.i.d. prior p_X(x) = Π_k π(x_k) with per-row pmf π (length m)."""
+    _check_space(space, "iid")
     row = validate_pmf(row_pmf, space.m, name="row pmf")
     name = "iid(" + ",".join(f"{v:.4g}" for v in row) + ")"
     return Prior(space, _product_pmf(space, row), "iid", name, (row,), (1.0,))
@@ -207,6 +222,7 @@ def exchangeable_mixture(
     space: DatabaseSpace, row_pmfs: Sequence[Sequence[float] | np.ndarray], weights
 ) -> Prior:
     """The exchangeable (correlated) prior Σ_j w_j π_j^{⊗n}: a mixture of i.i.d. priors."""
+    _check_space(space, "exchangeable_mixture")
     rows = tuple(validate_pmf(r, space.m, name=f"row pmf {j}") for j, r in enumerate(row_pmfs))
     w = validate_pmf(weights, len(rows), name="mixture weights")
     pmf = sum(wj * _product_pmf(space, r) for wj, r in zip(w, rows))
@@ -220,12 +236,17 @@ def contagious(space: DatabaseSpace, weight: float, row_pmf: Sequence[float] | N
     (an epidemic either spreads to everybody or follows independent rows).  It is exchangeable: a mixture of
     π^{⊗n} with the degenerate i.i.d. priors δ_a^{⊗n}; it has full support iff w < 1 and π > 0.
     """
+    _check_space(space, "contagious")
+    if isinstance(weight, (bool, str, bytes)) or not isinstance(
+        weight, (int, float, np.integer, np.floating)
+    ):
+        raise InvalidPriorError(f"contagious weight must be a number in [0, 1], got {weight!r}")
     if not (0.0 <= float(weight) <= 1.0):
         raise InvalidPriorError(f"contagious weight must be in [0, 1], got {float(weight)!r}")
     row = (
         np.full(space.m, 1.0 / space.m) if row_pmf is None else validate_pmf(row_pmf, space.m, name="row pmf")
     )
-    rows = (row,) + tuple(np.eye(space.m)[a] for a in range(space.m))
+    rows = (row,) + tuple(np.eye(space.m))  # one identity, its rows (not m identities kept alive by views)
     weights = (1.0 - weight,) + tuple(float(weight * row[a]) for a in range(space.m))
     prior = exchangeable_mixture(space, rows, weights)
     return Prior(space, prior.pmf, "exchangeable", f"contagious(w={weight:g})", prior.row_pmfs, prior.weights)
@@ -233,8 +254,7 @@ def contagious(space: DatabaseSpace, weight: float, row_pmf: Sequence[float] | N
 
 def from_pmf(space: DatabaseSpace, pmf, name: str = "explicit pmf") -> Prior:
     """A prior from an explicit pmf: a length-N vector or an ``(m,)*n`` array, in itertools.product order."""
-    if not isinstance(space, DatabaseSpace):
-        raise InvalidInputError(f"from_pmf takes a DatabaseSpace first, got {type(space).__name__}")
+    _check_space(space, "from_pmf")
     try:
         arr = np.asarray(pmf, dtype=float)
     except (TypeError, ValueError):
@@ -253,6 +273,8 @@ def from_file(space: DatabaseSpace, path: str | Path) -> Prior:
     """
     from .fileio import read_csv_numbers, read_json_numbers, read_npy
 
+    if not isinstance(path, (str, Path)):
+        raise InvalidInputError(f"a prior file is a path (str or pathlib.Path), got {type(path).__name__}")
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in (".npy", ".csv", ".json"):
@@ -291,11 +313,27 @@ def parse_number(token: str, what: str = "number") -> float:
     return value
 
 
+def split_items(text: str, what: str) -> list[str]:
+    """The items of a comma-separated list, stripped; an empty item (``1,,2``, ``0.3,0.7,``) is bad input.
+
+    Every list on the command line is read with this (prior specs, sweep values), so they agree.
+    """
+    tokens = [t.strip() for t in str(text).split(",")]
+    if tokens == [""]:
+        raise InvalidInputError(f"{what}: expected comma-separated values, got {text!r}")
+    if "" in tokens:
+        k = tokens.index("")
+        where = (
+            "a trailing comma" if k == len(tokens) - 1 else ("a leading comma" if k == 0 else "two commas")
+        )
+        raise InvalidInputError(
+            f"{what}: empty item {k + 1} in {text!r} ({where}); write values separated by single commas"
+        )
+    return tokens
+
+
 def _floats(text: str, what: str) -> list[float]:
-    tokens = [t for t in text.split(",") if t.strip()]
-    if not tokens:
-        raise InvalidInputError(f"{what}: expected comma-separated numbers, got {text!r}")
-    return [parse_number(t, what) for t in tokens]
+    return [parse_number(t, what) for t in split_items(text, what)]
 
 
 #: The largest N = mⁿ for which a pmf is built (8 bytes each; the dense programs stop at 4096 anyway).
@@ -306,13 +344,19 @@ def require_pmf_size(space: DatabaseSpace) -> None:
     """Refuse (ProblemTooLargeError) to build a pmf on more than :data:`PMF_LIMIT` databases."""
     if space.size > PMF_LIMIT:
         raise ProblemTooLargeError(
-            f"a prior on {space.m}^{space.n} = {float(space.size):.4g} databases would be stored as a vector of "
+            f"a prior on {space.m}^{space.n} = {_count(space.size)} databases would be stored as a vector of "
             f"that length; this path accepts N ≤ {PMF_LIMIT} (n ≤ {_max_n(space.m)} for m = {space.m}). For "
-            "uniform, iid and contagious priors use the reduced path (python -m problems solve … --path reduced), "
-            "which never builds the pmf",
-            size=space.size,
+            "uniform, iid and contagious priors use the reduced path (problems.orbit.make_program(…, "
+            "path='reduced'), or python -m problems solve … --path reduced), which never builds the pmf",
+            size=min(space.size, 2**62),
             limit=PMF_LIMIT,
         )
+
+
+def _count(k: int) -> str:
+    from .resources import format_count
+
+    return format_count(k) if k >= 10**15 else f"{float(k):.4g}"
 
 
 def _max_n(m: int) -> int:
@@ -346,9 +390,10 @@ def parse_prior(spec: str, space: DatabaseSpace) -> Prior:
         return from_file(space, rest)
     if kind == "contagious":
         w, _, row = rest.partition(":")
-        return contagious(
-            space, _floats(w, "--prior contagious weight")[0], _floats(row, "row") if row else None
-        )
+        weights = _floats(w, "--prior contagious weight")
+        if len(weights) != 1:
+            raise InvalidInputError(f"--prior contagious:W takes one weight W in [0, 1], got {w!r}")
+        return contagious(space, weights[0], _floats(row, "--prior contagious row") if row else None)
     if kind == "mixture":
         raise InvalidInputError(
             "--prior mixture:… is read by the reduced path only (python -m problems solve … --path reduced)"

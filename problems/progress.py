@@ -81,14 +81,35 @@ def ticking(label: str) -> Iterator[None]:
 
 
 class Progress:
-    """A progress reporter for ``total`` steps (see the module docstring)."""
+    """A progress reporter for ``total`` steps (see the module docstring).
 
-    def __init__(self, total: int, desc: str, *, quiet: bool = False, stream: TextIO | None = None) -> None:
+    With ``heartbeat=s`` (and not quiet) a line ``desc [k/total] running 40 s, last step 12 s ago`` is written
+    whenever ``s`` seconds pass without a step, so a run whose steps are long (a sweep point on a worker) still
+    says it is alive.
+    """
+
+    def __init__(
+        self,
+        total: int,
+        desc: str,
+        *,
+        quiet: bool = False,
+        stream: TextIO | None = None,
+        heartbeat: float | None = None,
+    ) -> None:
         self.total, self.desc, self.quiet = int(total), desc, quiet
         self.stream = stream if stream is not None else sys.stderr
         self.done = 0
         self.start = time.perf_counter()
+        self.last = self.start
         self._bar = None
+        self._stop = threading.Event()
+        self._thread = None
+        if heartbeat is not None and not quiet:
+            self._thread = threading.Thread(
+                target=self._beat, args=(float(heartbeat),), name="problems-heartbeat", daemon=True
+            )
+            self._thread.start()
         if not quiet and getattr(self.stream, "isatty", lambda: False)():
             try:
                 from tqdm import tqdm
@@ -99,6 +120,20 @@ class Progress:
             except ImportError:  # pragma: no cover - tqdm is a dependency
                 self._bar = None
 
+    def _beat(self, every: float) -> None:
+        while not self._stop.wait(min(every, 1.0)):
+            now = time.perf_counter()
+            if now - self.last >= every:
+                self.last = now
+                try:
+                    print(
+                        f"{self.desc} [{self.done}/{self.total}] running {now - self.start:.0f} s",
+                        file=self.stream,
+                        flush=True,
+                    )
+                except (ValueError, OSError):  # a closed stream never stops the run
+                    return
+
     def __enter__(self) -> Progress:
         return self
 
@@ -108,6 +143,7 @@ class Progress:
     def step(self, message: str = "") -> None:
         """One step done; ``message`` describes it."""
         self.done += 1
+        self.last = time.perf_counter()
         if self.quiet:
             return
         if self._bar is not None:
@@ -126,6 +162,10 @@ class Progress:
         self.step(message)
 
     def close(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
         if self._bar is not None:
             self._bar.close()
             self._bar = None

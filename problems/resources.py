@@ -3,10 +3,17 @@
 Every expensive path of the toolkit calls :func:`require_memory` with an estimate of its peak memory (bytes)
 before it builds anything large.  The estimate is compared with the **memory budget**:
 
+the tightest of
+
 * the environment variable ``PRIVACY_PROBLEMS_MEMORY_LIMIT`` (bytes, or a number with a suffix ``K``, ``M``,
-  ``G``, ``T``: ``8G``) when it is set;
-* otherwise half of ``MemAvailable`` in ``/proc/meminfo`` (the machine is usually shared), or 4 GiB where
-  that file does not exist.
+  ``G``, ``T``: ``8G``) when it is set — otherwise half of ``MemAvailable`` in ``/proc/meminfo`` (the machine
+  is usually shared), or 4 GiB where that file does not exist;
+* ``MemAvailable`` itself (a limit set above what the machine has cannot be used);
+* the address-space limit ``RLIMIT_AS`` (``ulimit -v``) less the address space already mapped (``VmSize``);
+* the cgroup memory limit less the cgroup's usage (v2 ``/sys/fs/cgroup/memory.max`` and ``memory.current``,
+  v1 ``/sys/fs/cgroup/memory/memory.limit_in_bytes`` and ``memory.usage_in_bytes``), as containers set it.
+
+:func:`memory_limits` lists each of them; the refusal names the binding one.
 
 A refusal is a :class:`~problems.errors.ProblemTooLargeError` (exit code 4 on the command line) whose message
 gives the estimate, the budget and the alternative (the reduced path, the theorem path, a smaller n).
@@ -22,9 +29,15 @@ from .errors import InvalidInputError, ProblemTooLargeError
 __all__ = [
     "MEMORY_LIMIT_ENV",
     "available_memory",
+    "memory_limits",
+    "cgroup_room",
+    "address_space_room",
     "memory_budget",
+    "memory_room",
     "require_memory",
     "format_bytes",
+    "format_count",
+    "as_bytes",
     "dense_lp_memory",
     "pmf_memory",
     "BASE_MEMORY",
@@ -53,6 +66,26 @@ def format_bytes(n: float) -> str:
         if n >= size:
             return f"{n / size:.3g} {unit}"
     return f"{int(n)} bytes"
+
+
+def format_count(k: int) -> str:
+    """An integer as text: exact up to 10¹⁵, ``about 6.5e+2400`` beyond (a count of types can have 1000s of digits)."""
+    k = int(k)
+    if k < 10**15:
+        return str(k)
+    digits = str(k)
+    return f"about {digits[0]}.{digits[1:3]}e+{len(digits) - 1}"
+
+
+def as_bytes(*factors: float) -> float:
+    """The product of ``factors`` (counts may be huge Python ints) as a float; ``inf`` where it overflows."""
+    out = 1.0
+    for f in factors:
+        try:
+            out *= float(f)
+        except OverflowError:
+            return math.inf
+    return out
 
 
 def format_seconds(t: float) -> str:
@@ -92,43 +125,131 @@ def _parse_size(text: str) -> int:
     return int(value * _SUFFIX[suffix])
 
 
-def memory_budget() -> int:
-    """The memory (bytes) a single solve may use: ``$PRIVACY_PROBLEMS_MEMORY_LIMIT`` or MemAvailable / 2."""
+#: cgroup files: (limit, usage) for cgroup v2 and v1.  A limit of ``max`` (v2) or ≥ 2⁶² (v1) means none.
+CGROUP_FILES = (
+    ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current"),
+    ("/sys/fs/cgroup/memory/memory.limit_in_bytes", "/sys/fs/cgroup/memory/memory.usage_in_bytes"),
+)
+
+
+def _read_int(path: str) -> int | None:
+    try:
+        with open(path, encoding="ascii") as fh:
+            text = fh.read().strip()
+    except OSError:
+        return None
+    try:
+        return int(text)
+    except ValueError:  # "max": no limit
+        return None
+
+
+def cgroup_room(files: tuple[tuple[str, str], ...] = CGROUP_FILES) -> int | None:
+    """Bytes left under the cgroup memory limit (limit − usage), or None when no limit is set or readable."""
+    for limit_file, usage_file in files:
+        limit = _read_int(limit_file)
+        if limit is None or limit >= 2**62:
+            continue
+        usage = _read_int(usage_file) or 0
+        return max(limit - usage, 0)
+    return None
+
+
+def address_space_room() -> int | None:
+    """Bytes left under ``RLIMIT_AS`` (``ulimit -v``): the limit less ``VmSize``, or None when unlimited."""
+    try:
+        import resource
+
+        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    except (ImportError, OSError, ValueError):  # pragma: no cover - not POSIX
+        return None
+    if soft == resource.RLIM_INFINITY or soft < 0:
+        return None
+    used = 0
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("VmSize:"):
+                    used = int(line.split()[1]) * 1024
+                    break
+    except (OSError, ValueError, IndexError):
+        pass
+    return max(soft - used, 0)
+
+
+def memory_limits() -> dict[str, int]:
+    """Every limit the memory budget respects, in bytes, by name (only those that are set or readable).
+
+    ``$PRIVACY_PROBLEMS_MEMORY_LIMIT`` (or half of MemAvailable when it is not set, 4 GiB when neither is
+    known), ``MemAvailable``, ``RLIMIT_AS`` less the mapped address space, and the cgroup limit less its usage.
+    """
+    out: dict[str, int] = {}
     env = os.environ.get(MEMORY_LIMIT_ENV)
-    if env:
-        return _parse_size(env)
     avail = available_memory()
-    return _FALLBACK if avail is None else avail // 2
+    if env:
+        out[f"${MEMORY_LIMIT_ENV}"] = _parse_size(env)
+    else:
+        out["half of MemAvailable"] = _FALLBACK if avail is None else avail // 2
+    if avail is not None:
+        out["MemAvailable"] = avail
+    room = address_space_room()
+    if room is not None:
+        out["RLIMIT_AS (ulimit -v) less the mapped address space"] = room
+    room = cgroup_room()
+    if room is not None:
+        out["the cgroup memory limit less its usage"] = room
+    return out
+
+
+def memory_budget() -> int:
+    """The memory (bytes) a single solve may use: the tightest of :func:`memory_limits`."""
+    return min(memory_limits().values())
+
+
+def memory_room() -> int | None:
+    """The memory this process tree may really use: the tightest of :func:`memory_limits` except the
+    "half of MemAvailable" default (MemAvailable, RLIMIT_AS, the cgroup, ``$PRIVACY_PROBLEMS_MEMORY_LIMIT`` when
+    set).  ``None`` when none of them is known.  The sweep divides it among its local workers.
+    """
+    hard = [v for k, v in memory_limits().items() if k != "half of MemAvailable"]
+    return min(hard) if hard else None
 
 
 def require_memory(estimate: float, what: str, alternative: str = "") -> None:
-    """Raise :class:`ProblemTooLargeError` when ``estimate`` bytes exceed :func:`memory_budget`."""
-    budget = memory_budget()
+    """Raise :class:`ProblemTooLargeError` when ``estimate`` bytes exceed :func:`memory_budget`.
+
+    Cheap (a few small files are read), so every path calls it before allocating.
+    """
+    limits = memory_limits()
+    source, budget = min(limits.items(), key=lambda kv: kv[1])
     if estimate > budget:
         hint = f" {alternative}" if alternative else ""
         raise ProblemTooLargeError(
             f"{what} would need about {format_bytes(estimate)} of memory; the budget is {format_bytes(budget)} "
-            f"(half of the available memory, or ${MEMORY_LIMIT_ENV}).{hint}",
-            size=int(min(estimate, 2**62)),
+            f"({source}{'' if source.startswith('$') else f'; set ${MEMORY_LIMIT_ENV} to change it'}).{hint}",
+            size=int(min(estimate, 2**62)) if math.isfinite(estimate) else 2**62,
             limit=budget,
         )
 
 
 def pmf_memory(n: int, m: int, copies: int = 3) -> float:
     """Bytes for ``copies`` float vectors of length mⁿ (a pmf and its temporaries)."""
-    return float(copies) * 8.0 * float(m) ** n
+    return as_bytes(copies, 8, int(m) ** int(n))
 
 
 def dense_lp_memory(n: int, m: int) -> float:
     """Peak bytes of a dense PD-DP/PD-I/R-PD LP on N = mⁿ databases: N² variables, N²·n(m−1) ratio rows."""
-    N = float(m) ** n
-    return BASE_MEMORY + BYTES_PER_RATIO_ROW * N * N * n * (m - 1)
+    N = int(m) ** int(n)
+    return BASE_MEMORY + as_bytes(BYTES_PER_RATIO_ROW, N, N, n, m - 1)
 
 
 def dense_lp_seconds(n: int, m: int) -> float:
     """A rough wall time of a dense PD-I/PD-DP solve (measured: N = 256 in ~25 s, N = 512 in ~330 s)."""
-    N = float(m) ** n
-    return 25.0 * (N / 256.0) ** 3.7 * (n * (m - 1)) / 8.0
+    N = as_bytes(int(m) ** int(n))
+    try:
+        return 25.0 * (N / 256.0) ** 3.7 * (n * (m - 1)) / 8.0
+    except OverflowError:
+        return math.inf
 
 
 def require_dense_lp(space, program: str) -> None:  # noqa: ANN001 - DatabaseSpace
@@ -156,8 +277,8 @@ def reduced_lp_variables(n: int, m: int) -> int:
 def require_reduced_lp(variables: int) -> None:
     """Refuse a reduced LP whose solve would not fit in the memory budget."""
     require_memory(
-        BASE_MEMORY + float(BYTES_PER_REDUCED_VARIABLE) * variables,
-        f"the reduced LP ({variables} joint-type variables)",
+        BASE_MEMORY + as_bytes(BYTES_PER_REDUCED_VARIABLE, variables),
+        f"the reduced LP ({format_count(variables)} joint-type variables)",
         "Use the theorem path where it applies (PD-I at ε ≥ ε̃_X, the uniform prior, ε = 0), a smaller n or m, "
         f"or a larger budget (${MEMORY_LIMIT_ENV}).",
     )

@@ -70,7 +70,7 @@ def _cmd_design(args) -> int:
     space.require_dense()  # the design programs are over all N = mⁿ databases
     from ..export import export_mechanism
     from ..priors import parse_prior
-    from ..progress import Progress
+    from ..progress import TICK_SECONDS, Progress
     from ..units import to_unit
     from .problem import check_design_memory, design_problem
 
@@ -85,7 +85,9 @@ def _cmd_design(args) -> int:
         objective="worst" if args.worst_case else "expected",
         method=args.method,
     )
-    with Progress(design.max_iterations, "design (constraint generation)", quiet=args.quiet) as bar:
+    with Progress(
+        design.max_iterations, "design (constraint generation)", quiet=args.quiet, heartbeat=TICK_SECONDS
+    ) as bar:
         design.progress = bar if design.method == "cg" else None
         res = design.solve(float(to_unit(args.eps, unit)), unit=unit)  # ε given in nats, reported in unit
     x = res.extras

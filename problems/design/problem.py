@@ -259,6 +259,14 @@ def design_problem(
             )
         if outputs < 1:
             raise InvalidInputError(f"the number of outputs must be >= 1, got {outputs!r}")
+        from ..resources import BASE_MEMORY, as_bytes, require_memory
+
+        # the outputs, the (answers × K) distortion and the (N × K) mechanism, before any is built
+        require_memory(
+            BASE_MEMORY + as_bytes(8 * 4, int(outputs), answers.shape[0] + space.size),
+            f"a design with {int(outputs)} outputs on {space.size} databases",
+            "Use fewer outputs (--outputs K).",
+        )
         lo, hi = float(answers.min()), float(answers.max())
         out = np.linspace(lo, hi, int(outputs))[:, None] if outputs > 1 else np.array([[0.5 * (lo + hi)]])
     else:

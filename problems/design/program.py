@@ -8,7 +8,7 @@ The program (expected distortion, ``objective="expected"``):
     \quad\text{s.t.}\quad C(B)\le\epsilon\ \ \forall B\in\mathbb S_i,\ \forall i,
 
 which is :math:`C_1\le\epsilon` (eq. (2)) by Theorem 2 (eq. (48)).  With the Csiszár–Gallager min–max form
-:math:`C(B)=\min_{q\in\Delta(\mathcal Y)}\max_a D(B_a\|q)` (``notes/formulations.md`` §4),
+:math:`C(B)=\min_{q\in\Delta(\mathcal Y)}\max_a D(B_a\|q)` (Gallager 1968, Theorem 4.5.1),
 
 .. math:: C(B)\le\epsilon\iff\exists\,q_B\in\Delta(\mathcal Y):\ D(B_a\|q_B)\le\epsilon\ \ \forall a,
 
@@ -86,10 +86,9 @@ _ACTIVE_TOL = 1e-7
 
 
 def _check_eps(eps: float, unit: str = "nats") -> float:
-    try:
-        e = float(eps)
-    except (TypeError, ValueError) as exc:
-        raise InvalidPrivacyLevelError(f"privacy level eps must be a number, got {eps!r}") from exc
+    from ..closed_forms import as_real
+
+    e = as_real(eps, "privacy level eps must be a number", InvalidPrivacyLevelError)
     if not np.isfinite(e) or e < 0:
         raise InvalidPrivacyLevelError(f"privacy level eps must be finite and >= 0 ({unit}), got {eps!r}")
     return float(from_unit(e, check_unit(unit)))

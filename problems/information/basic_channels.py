@@ -55,10 +55,9 @@ __all__ = [
 
 
 def _check_eps(eps: float, *, positive: bool = False) -> float:
-    try:
-        e = float(eps)
-    except (TypeError, ValueError) as exc:
-        raise InvalidPrivacyLevelError(f"privacy level eps must be a number, got {eps!r}") from exc
+    from ..closed_forms import as_real
+
+    e = as_real(eps, "privacy level eps must be a number", InvalidPrivacyLevelError)
     if not math.isfinite(e) or e < 0 or (positive and e == 0):
         need = "> 0" if positive else ">= 0"
         raise InvalidPrivacyLevelError(f"privacy level eps must be finite and {need} (nats), got {eps!r}")

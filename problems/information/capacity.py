@@ -15,8 +15,8 @@ Certificate (both methods).  For *any* input pmf :math:`p` with output :math:`q=
 
 .. math:: I(p,W) = \sum_a p_a D(W_a\|q) \;\le\; C(W) \;\le\; \max_a D(W_a\|q),
 
-the right inequality being the min–max identity (Csiszár & Körner, Thm 8.? / Gallager Thm 4.5.1;
-``notes/formulations.md`` §4).  The gap :math:`\max_a D(W_a\|q) - I(p,W)` is therefore a rigorous bound on the
+the right inequality being the min–max identity (Gallager 1968, Theorem 4.5.1;
+Csiszár & Körner 2011).  The gap :math:`\max_a D(W_a\|q) - I(p,W)` is therefore a rigorous bound on the
 error and is used as the stopping rule of Blahut–Arimoto.  The :class:`~problems.certificate.Certificate`
 records it as ``duality_gap``; ``primal_objective`` is the upper bound, ``dual_objective`` the lower bound,
 ``complementary_slackness`` is :math:`\max_a p_a(\max_b D_b - D_a)` (KKT: :math:`D_a=C` on the support).

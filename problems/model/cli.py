@@ -31,8 +31,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..cli_common import reject_unknown_keys
 from ..database import DatabaseSpace
-from ..errors import InfeasibleProgramError, InvalidInputError
+from ..errors import InfeasibleProgramError, InvalidInputError, ShapeMismatchError
 from ..lp.status import EXIT_CODES
 from . import losses
 from .neighbours import UnboundedSpace
@@ -79,26 +80,63 @@ def add_parser(subparsers) -> argparse.ArgumentParser:  # noqa: ANN001
 register = add_parser
 
 
+#: The keys of each table of a model spec (a misspelt key is bad input, as in the sweep spec).
+SPEC_KEYS = ("name", "prior", "loss", "objective", "neighbours", "constraint")
+NEIGHBOUR_KEYS = ("kind", "n", "m", "pairs")
+LOSS_KEYS = ("kind", "values", "outputs")
+CONSTRAINT_KEYS = {
+    "differential": ("eps", "neighbours"),
+    "approximate": ("eps", "delta", "neighbours"),
+    "local": ("eps",),
+    "metric": ("eps", "distance"),
+    "identifiability": ("eps", "neighbours"),
+    "mutual_information": ("at_most",),
+    "individual_capacity": ("at_most", "shape"),
+    "expected_loss": ("at_most",),
+}
+
+
+def _array(obj, dtype, what: str, ndim: int = 2) -> np.ndarray:  # noqa: ANN001
+    """``obj`` (a TOML list) as a ``ndim``-D array; a ragged or non-numeric list is bad input naming ``what``."""
+    if isinstance(obj, (str, bool)) or not isinstance(obj, (list, tuple, int, float)):
+        raise InvalidInputError(
+            f"{what} must be a {'matrix' if ndim == 2 else 'list'} of numbers, got {obj!r}"
+        )
+    try:
+        arr = np.asarray(obj, dtype=dtype)
+    except (TypeError, ValueError, OverflowError):
+        lengths = sorted({len(r) for r in obj if isinstance(r, list)}) if isinstance(obj, list) else []
+        ragged = f" (rows of lengths {lengths})" if len(lengths) > 1 else ""
+        raise ShapeMismatchError(
+            f"{what} must be a rectangular {'matrix' if ndim == 2 else 'list'} of numbers{ragged}"
+        ) from None
+    if arr.ndim != ndim:
+        raise ShapeMismatchError(f"{what} must be {ndim}-D, got shape {arr.shape}")
+    return arr
+
+
 def _relation(obj, where: str):  # noqa: ANN001
     if obj is None or obj == "all":
         return "all"
     if isinstance(obj, list):
-        return np.asarray(obj, dtype=np.int64)
+        return _array(obj, np.int64, f"{where} (pairs)")
     if not isinstance(obj, dict):
         raise InvalidInputError(f"{where} must be 'all', a list of pairs or a table, got {obj!r}")
+    reject_unknown_keys(obj, NEIGHBOUR_KEYS, where)
     kind = obj.get("kind", "graph")
     if kind == "all":
         return "all"
     if kind in ("bounded", "unbounded"):
-        try:
-            n, m = int(obj["n"]), int(obj["m"])
-        except (KeyError, TypeError, ValueError) as exc:
-            raise InvalidInputError(f"{where}: kind = {kind!r} needs integers n and m") from exc
+        n, m = obj.get("n"), obj.get("m")
+        if not (isinstance(n, int) and isinstance(m, int)) or isinstance(n, bool) or isinstance(m, bool):
+            raise InvalidInputError(
+                f"{where}: kind = {kind!r} needs integers n and m, got n = {n!r}, m = {m!r}"
+            )
         return DatabaseSpace(n, m) if kind == "bounded" else UnboundedSpace(n, m)
     if kind == "graph":
         if "pairs" not in obj:
             raise InvalidInputError(f"{where}: kind = 'graph' needs pairs = [[i, j], …]")
-        return np.asarray(obj["pairs"], dtype=np.int64)
+        return _array(obj["pairs"], np.int64, f"{where} pairs")
     raise InvalidInputError(f"{where}: kind must be bounded, unbounded, all or graph, got {kind!r}")
 
 
@@ -118,6 +156,7 @@ def _loss(obj, relation, N: int | None) -> np.ndarray:  # noqa: ANN001
             return losses.hamming(relation)
         raise InvalidInputError(f"loss must be zero_one, hamming, a matrix or a table, got {obj!r}")
     if isinstance(obj, dict):
+        reject_unknown_keys(obj, LOSS_KEYS, "the loss table")
         kind = obj.get("kind")
         if kind not in ("absolute", "squared"):
             raise InvalidInputError(f"a loss table needs kind = 'absolute' or 'squared', got {kind!r}")
@@ -125,7 +164,7 @@ def _loss(obj, relation, N: int | None) -> np.ndarray:  # noqa: ANN001
             raise InvalidInputError(f"loss kind = {kind!r} needs values = [f(x) for every input]")
         return getattr(losses, kind)(obj["values"], obj.get("outputs"))
     if isinstance(obj, list):
-        return losses.as_loss(obj)
+        return losses.as_loss(_array(obj, float, "loss"))
     raise InvalidInputError(f"loss is required (zero_one, hamming, a matrix or a table), got {obj!r}")
 
 
@@ -136,6 +175,7 @@ def _constraint(d: dict, k: int, relation):  # noqa: ANN001
     if not isinstance(d, dict) or d.get("kind") not in _KINDS:
         raise InvalidInputError(f"{where}: kind must be one of {', '.join(_KINDS)}, got {d!r}")
     kind = d["kind"]
+    reject_unknown_keys(d, ("kind",) + CONSTRAINT_KEYS[kind], f"{where} ({kind})")
     rel = _relation(d["neighbours"], where) if "neighbours" in d else relation
     try:
         if kind == "differential":
@@ -145,7 +185,7 @@ def _constraint(d: dict, k: int, relation):  # noqa: ANN001
         if kind == "local":
             return privacy.local(d["eps"])
         if kind == "metric":
-            return privacy.metric(d["eps"], distance=np.asarray(d["distance"], dtype=float))
+            return privacy.metric(d["eps"], distance=_array(d["distance"], float, f"{where} distance"))
         if kind == "identifiability":
             return privacy.identifiability(d["eps"], neighbours=rel)
         if kind == "mutual_information":
@@ -157,21 +197,51 @@ def _constraint(d: dict, k: int, relation):  # noqa: ANN001
         raise InvalidInputError(f"{where} ({kind}) is missing the key {exc.args[0]!r}") from exc
 
 
-def model_from_spec(spec: dict) -> MechanismModel:
-    """Build a :class:`MechanismModel` from the parsed TOML (see the module docstring)."""
-    from .model import MechanismModel
+def _require_memory(spec: dict, relation, N: int, K: int) -> None:  # noqa: ANN001
+    """The memory guard of :meth:`MechanismModel.add`, from the spec alone (before the loss is built)."""
+    from .neighbours import pair_count, require_model_memory
 
+    rows = 0
+    for d in spec.get("constraint", []) or []:
+        if not isinstance(d, dict):
+            continue
+        kind = d.get("kind")
+        if kind in ("local", "metric"):
+            rows += N * (N - 1) * K
+        elif kind in ("differential", "approximate", "identifiability"):
+            rel = _relation(d["neighbours"], "constraint") if "neighbours" in d else relation
+            rows += pair_count(rel, N) * K
+    require_model_memory(str(spec.get("name", "model")), N, K, rows)
+
+
+def model_from_spec(spec: dict) -> MechanismModel:  # noqa: F821 - imported below (CVXPY on first use)
+    """Build a :class:`MechanismModel` from the parsed TOML (see the module docstring).
+
+    The spec is checked (keys, shapes) before CVXPY is imported, so a bad spec is refused quickly.
+    """
     if not isinstance(spec, dict):
         raise InvalidInputError("the model spec must be a TOML table")
+    reject_unknown_keys(spec, SPEC_KEYS, "the model spec")
+    if not isinstance(spec.get("constraint", []), list):
+        raise InvalidInputError("constraints are [[constraint]] tables (a list), got a single value")
     relation = _relation(spec.get("neighbours"), "[neighbours]")
     prior = spec.get("prior", "uniform")
     N = len(prior) if isinstance(prior, list) else _size(relation)
+    if N is not None and spec.get("loss") in ("zero_one", "hamming"):  # K = N: refuse before the N×N loss
+        _require_memory(spec, relation, N, N)
     L = _loss(spec.get("loss"), relation, N)
     if prior == "uniform":
         prior = np.full(L.shape[0], 1.0 / L.shape[0])
     elif not isinstance(prior, list):
         raise InvalidInputError(f"prior must be 'uniform' or a list of probabilities, got {prior!r}")
     labels = getattr(relation, "labels", None) if _size(relation) == L.shape[0] else None
+    for k, d in enumerate(
+        spec.get("constraint", [])
+    ):  # keys first: a misspelt key is refused before CVXPY loads
+        if isinstance(d, dict) and d.get("kind") in CONSTRAINT_KEYS:
+            reject_unknown_keys(d, ("kind",) + CONSTRAINT_KEYS[d["kind"]], f"constraint {k} ({d['kind']})")
+    from .model import MechanismModel
+
     model = MechanismModel(prior, L, name=str(spec.get("name", "model")), input_labels=labels)
     for k, d in enumerate(spec.get("constraint", [])):
         model.add(_constraint(d, k, relation))
@@ -186,8 +256,12 @@ def run(args: argparse.Namespace) -> int:
     path = Path(args.spec)
     if not path.exists():
         raise InvalidInputError(f"spec file {str(path)!r} does not exist")
+    if not path.is_file():
+        raise InvalidInputError(f"spec file {str(path)!r} is not a file (a TOML model spec is expected)")
     try:
-        spec = tomllib.loads(path.read_text())
+        spec = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidInputError(f"spec file {str(path)!r} cannot be read: {exc}") from exc
     except tomllib.TOMLDecodeError as exc:
         raise InvalidInputError(f"spec file {str(path)!r} is not valid TOML: {exc}") from exc
     model = model_from_spec(spec)

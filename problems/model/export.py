@@ -55,8 +55,11 @@ def export_model(res, path: str | Path, model=None) -> Path:  # noqa: ANN001 - M
         "model": spec,
         "result": summary,
     }
-    text = json.dumps(payload, indent=1, default=_default, ensure_ascii=False, allow_nan=False)
-    return atomic_write_text(path, text)
+    from ..cli_common import dumps
+    from ..export import require_directory
+
+    require_directory(path, "export_model")
+    return atomic_write_text(path, dumps(payload, indent=1))
 
 
 def load_spec(spec) -> dict:  # noqa: ANN001

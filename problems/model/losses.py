@@ -20,7 +20,15 @@ __all__ = ["hamming", "absolute", "squared", "zero_one", "as_loss"]
 
 def as_loss(L, N: int | None = None) -> np.ndarray:
     """``L`` as a finite 2-D float matrix (with ``N`` rows when given); raises typed errors naming the value."""
-    arr = np.asarray(L, dtype=float)
+    if isinstance(L, (str, bytes, bool)):
+        raise InvalidInputError(f"a loss is a 2-D matrix of numbers L[x, y], got {L!r}")
+    try:
+        arr = np.asarray(L, dtype=float)
+    except (TypeError, ValueError):
+        raise ShapeMismatchError(
+            "a loss is a rectangular 2-D matrix of numbers L[x, y] (inputs × outputs); got a ragged or "
+            f"non-numeric {type(L).__name__}"
+        ) from None
     if arr.ndim != 2 or arr.shape[0] < 1 or arr.shape[1] < 1:
         raise ShapeMismatchError(f"a loss is a 2-D matrix L[x, y] (inputs × outputs), got shape {arr.shape}")
     if N is not None and arr.shape[0] != N:

@@ -27,7 +27,6 @@ is always solved in full.
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from typing import Any, cast
@@ -170,10 +169,31 @@ class MechanismModel:
                 f"add() takes a constraint from problems.model.privacy, got {type(constraint).__name__}; "
                 "use add_constraint() for your own CVXPY constraints on model.W"
             )
+        self._require_memory(constraint)
         constraint.validate(self.ctx)
         self.constraints.append(constraint)
         self._built = None
         return self
+
+    def _require_memory(self, constraint: PrivacyConstraint) -> None:
+        """Refuse (ProblemTooLargeError) a constraint whose ratio rows would not fit the memory budget.
+
+        A ratio constraint has one row per (ordered neighbour pair, output): its neighbour relation's
+        :func:`~problems.model.neighbours.pair_count` times K; a metric constraint up to N(N−1)·K.  The peak is
+        estimated as for the dense programs (:data:`problems.resources.BYTES_PER_RATIO_ROW` per row), on top
+        of the rows of the constraints already added.  Checked before any pair is built.
+        """
+        from .neighbours import pair_count, require_model_memory
+
+        def rows(c: PrivacyConstraint) -> int:
+            if getattr(c, "kind", "") == "metric":
+                return self.N * (self.N - 1) * self.K
+            if hasattr(c, "neighbours"):
+                return pair_count(c.neighbours, self.N) * self.K
+            return 0
+
+        total = sum(rows(c) for c in (*self.constraints, constraint))
+        require_model_memory(self.name, self.N, self.K, total)
 
     def add_constraint(self, constraint: cp.Constraint, name: str | None = None) -> MechanismModel:
         """Add your own CVXPY constraint on ``model.W``.  The certificate does not prove it (see ``unchecked``)."""
@@ -682,7 +702,9 @@ class MechanismModel:
         }
 
     def to_json(self, *, indent: int | None = 1) -> str:
-        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+        from ..cli_common import dumps
+
+        return dumps(self.to_dict(), indent=indent)
 
     def __repr__(self) -> str:
         cons = ", ".join(c.describe() for c in self.constraints) or "no constraints"

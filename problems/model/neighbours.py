@@ -24,7 +24,7 @@ import numpy as np
 from ..database import DatabaseSpace
 from ..errors import InvalidInputError, ShapeMismatchError
 
-__all__ = ["UnboundedSpace", "resolve_pairs", "describe"]
+__all__ = ["UnboundedSpace", "resolve_pairs", "pair_count", "require_model_memory", "describe"]
 
 
 @dataclass(frozen=True)
@@ -137,6 +137,39 @@ def resolve_pairs(neighbours, N: int) -> tuple[np.ndarray, np.ndarray]:
         return i, j
     code = np.unique(i * N + j)
     return code // N, code % N
+
+
+def pair_count(neighbours, N: int) -> int:
+    """An upper bound on the number of ordered neighbour pairs on ``N`` inputs, without building them.
+
+    ``"all"``: N(N−1); a :class:`~problems.database.DatabaseSpace`: N·n(m−1); an :class:`UnboundedSpace`:
+    2·Σ_L L·m^L; an array of k pairs: 2k.  The models' memory guard multiplies it by the number of outputs.
+    """
+    if isinstance(neighbours, str):
+        return N * (N - 1)
+    if isinstance(neighbours, DatabaseSpace):
+        return N * neighbours.n * (neighbours.m - 1)
+    if isinstance(neighbours, UnboundedSpace):
+        return 2 * sum(L * neighbours.m**L for L in range(1, neighbours.n + 1))
+    shape = getattr(neighbours, "shape", None)
+    return 2 * int(shape[0]) if shape else N * (N - 1)
+
+
+def require_model_memory(name: str, N: int, K: int, rows: int) -> None:
+    """Refuse (ProblemTooLargeError) a model of N inputs, K outputs and ``rows`` ratio rows over the budget.
+
+    The estimate is that of the dense programs: 150 MB + 512 B per mechanism entry + 800 B per ratio row
+    (:data:`problems.resources.BYTES_PER_RATIO_ROW`).  Used by :meth:`MechanismModel.add` and, before the
+    loss is built, by the model spec reader.
+    """
+    from ..resources import BASE_MEMORY, BYTES_PER_RATIO_ROW, as_bytes, require_memory
+
+    require_memory(
+        BASE_MEMORY + as_bytes(512, N, K) + as_bytes(BYTES_PER_RATIO_ROW, rows),
+        f"the model {name!r} ({N} inputs × {K} outputs, {rows} ratio rows)",
+        "Use fewer inputs or outputs, a sparser neighbour relation, or the reduced programs "
+        "(python -m problems solve … --path reduced) for PD-DP/PD-I with a symmetric prior.",
+    )
 
 
 def describe(neighbours) -> str:

@@ -91,6 +91,14 @@ def make_program(
     ``prior`` may be a DatabaseSpace for r-pd.  ``kwargs`` go to the program's constructor (e.g. ``solver=``;
     reduced programs also take ``backend=`` and ``lift_limit=``).
     """
+    if not isinstance(name, str):
+        raise InvalidInputError(
+            f"make_program takes a program name (pd-dp, pd-i, r-pd, pd-mip), got {name!r}"
+        )
+    if not isinstance(prior, (Prior, SymmetricPrior, DatabaseSpace)):
+        raise InvalidPriorError(
+            f"make_program takes a Prior, a SymmetricPrior or (r-pd) a DatabaseSpace, got {type(prior).__name__}"
+        )
     name = name.lower()
     chosen = resolve_path(name, prior, path)
     if chosen == "reduced":

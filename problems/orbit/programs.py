@@ -640,15 +640,25 @@ def choose_backend(reduction: str, m: int, variables: int) -> str:
 def _eps_X(prior: SymmetricPrior) -> float:
     """ε_X (paper 002, (16)) of a symmetric prior, over moves t → t − e_a + e_a' of x-types.
 
-    Closed forms where they exist: 0 for the uniform prior, ln(π_max/π_min) for an i.i.d. prior π^{⊗n} (moving
-    one row from a to a' multiplies the mass by π(a')/π(a)), exactly 0 when π is uniform.
+    Uniform and i.i.d. priors use the closed form ln(π_max/π_min) (:func:`problems.prior_constants.eps_X_iid`,
+    any n and m); a mixture enumerates its C(n+m−1, m−1) x-types, refused by the memory guard when they would
+    not fit.
     """
+    from ..prior_constants import BYTES_PER_TYPE_ENTRY, eps_X_iid
+    from ..resources import BASE_MEMORY, as_bytes, format_count, require_memory
     from .types import compositions
 
     if not prior.has_full_support:
         return math.inf
     if prior.kind in ("uniform", "iid"):
-        return iid_eps_X(prior.row_pmfs[0]) if prior.kind == "iid" else 0.0
+        return eps_X_iid(prior.row_pmfs[0])
+    count = math.comb(prior.n + prior.m - 1, prior.m - 1)
+    require_memory(
+        BASE_MEMORY + as_bytes(count, prior.m, BYTES_PER_TYPE_ENTRY + 24 * len(prior.row_pmfs)),
+        f"ε_X of the exchangeable prior {prior.name!r} over {format_count(count)} x-types "
+        f"(n = {prior.n}, m = {prior.m}, {len(prior.row_pmfs)} i.i.d. components)",
+        "Use a smaller n or m, or a uniform or iid prior (closed forms at any n).",
+    )
     types = compositions(prior.n, prior.m)
     lm = prior.log_mass(types)
     best = 0.0
@@ -662,15 +672,6 @@ def _eps_X(prior: SymmetricPrior) -> float:
             new[:, a2] += 1
             best = max(best, float(np.max(np.abs(prior.log_mass(new) - lm[sel]), initial=0.0)))
     return best
-
-
-def iid_eps_X(row) -> float:  # noqa: ANN001
-    """ε_X = ln(π_max/π_min) of an i.i.d. prior π^{⊗n} (0 exactly for a uniform π; ∞ without full support)."""
-    row = np.asarray(row, dtype=float)
-    lo, hi = float(row.min()), float(row.max())
-    if lo <= 0:
-        return math.inf
-    return 0.0 if lo == hi else math.log(hi) - math.log(lo)
 
 
 # ---------------------------------------------------------------------- lifting and sampling

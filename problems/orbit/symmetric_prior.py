@@ -94,7 +94,8 @@ class SymmetricPrior:
             logw = np.log(np.asarray(self.weights))
             logpi = np.log(np.stack(self.row_pmfs))  # (J, m)
         # t_a * log π_j(a) with the convention 0 * (-inf) = 0
-        terms = np.where(t[:, None, :] > 0, t[:, None, :] * logpi[None, :, :], 0.0)  # (K, J, m)
+        with np.errstate(invalid="ignore"):  # 0 * (-inf) = nan is masked out by the where
+            terms = np.where(t[:, None, :] > 0, t[:, None, :] * logpi[None, :, :], 0.0)  # (K, J, m)
         comp = terms.sum(axis=2) + logw[None, :]
         with np.errstate(divide="ignore"):
             from scipy.special import logsumexp  # imported here: parsing a prior stays cheap
@@ -166,7 +167,7 @@ def symmetric_contagious(
     if not (0.0 <= float(weight) <= 1.0):
         raise InvalidPriorError(f"contagious weight must be in [0, 1], got {weight!r}")
     row = np.full(m, 1.0 / m) if row_pmf is None else validate_pmf(row_pmf, m, name="row pmf")
-    rows = (row,) + tuple(np.eye(m)[a] for a in range(m))
+    rows = (row,) + tuple(np.eye(m))  # one m×m identity, its rows (np.eye(m)[a] per a kept m copies alive)
     weights = (1.0 - weight,) + tuple(float(weight * row[a]) for a in range(m))
     return SymmetricPrior(n, m, rows, weights, "exchangeable", f"contagious(w={weight:g})")
 
@@ -201,6 +202,8 @@ def parse_symmetric_prior(spec: str, n: int, m: int) -> SymmetricPrior:
     Same grammar as :func:`problems.priors.parse_prior` for the symmetric kinds, but never builds the pmf,
     so it works at any n.
     """
+    if not isinstance(spec, str):
+        raise InvalidInputError(f"a prior spec is a string such as 'iid:0.3,0.7', got {spec!r}")
     kind, _, rest = spec.partition(":")
     kind = kind.strip().lower()
     if kind == "uniform" and not rest:
@@ -212,8 +215,11 @@ def parse_symmetric_prior(spec: str, n: int, m: int) -> SymmetricPrior:
         return symmetric_iid(n, row)
     if kind == "contagious":
         w, _, row_text = rest.partition(":")
+        weights = _floats(w, "--prior contagious weight")
+        if len(weights) != 1:
+            raise InvalidInputError(f"--prior contagious:W takes one weight W in [0, 1], got {w!r}")
         return symmetric_contagious(
-            n, m, _floats(w, "--prior contagious weight")[0], _floats(row_text, "row") if row_text else None
+            n, m, weights[0], _floats(row_text, "--prior contagious row") if row_text else None
         )
     if kind == "mixture":
         parts = rest.split("/")

@@ -89,13 +89,15 @@ class JointTypes:
     def __init__(self, n: int, m: int, *, limit: int = MAX_JOINT_TYPES) -> None:
         from math import comb
 
+        from ..resources import format_count
+
         if n < 1 or m < 2:
             raise InvalidInputError(f"joint types need n ≥ 1 and m ≥ 2, got n={n}, m={m}")
         count = comb(n + m * m - 1, m * m - 1)
         if count > limit:
             raise ProblemTooLargeError(
-                f"n = {n}, m = {m} has {count} joint types; the reduced path accepts at most {limit}",
-                size=count,
+                f"n = {n}, m = {m} has {format_count(count)} joint types; the reduced path accepts at most {limit}",
+                size=min(count, 2**62),
                 limit=limit,
             )
         self.n, self.m = int(n), int(m)

@@ -13,14 +13,16 @@ __all__ = ["register"]
 
 
 def _split(values: list[str] | None, cast, what: str) -> list:  # noqa: ANN001
+    from ..priors import split_items
+
     out = []
     for v in values or []:
-        for t in str(v).split(","):
-            if t.strip():
-                try:
-                    out.append(cast(t))
-                except ValueError as exc:
-                    raise InvalidInputError(f"--{what}: expected numbers, got {t!r}") from exc
+        for t in split_items(str(v), f"--{what}"):
+            try:
+                out.append(cast(t))
+            except ValueError as exc:
+                kind = "integers" if cast is int else "numbers"
+                raise InvalidInputError(f"--{what}: expected {kind}, got {t!r}") from exc
     return out
 
 
@@ -64,6 +66,9 @@ def _cmd_sweep(args) -> int:  # noqa: ANN001
         from ..cli_common import check_solver_name
 
         check_solver_name(args.solver)
+    from .runner import check_scheduler
+
+    check_scheduler(args.scheduler)
     spec = _spec(args)
     summary = run_sweep(
         spec,

@@ -52,6 +52,7 @@ __all__ = [
     "EPS_PROGRAMS",
     "DISTORTION_PROGRAMS",
     "canonical_prior",
+    "check_prior_values",
     "load_spec",
 ]
 
@@ -72,9 +73,9 @@ def _version() -> str:
 
 def _floats(text: str, what: str) -> list[float]:
     """Comma-separated numbers as the command line's prior specs take them (decimals or fractions like 1/3)."""
-    from ..priors import parse_number
+    from ..priors import parse_number, split_items
 
-    out = [parse_number(t, what) for t in text.split(",") if t.strip()]
+    out = [parse_number(t, what) for t in split_items(text, what)]
     if not all(math.isfinite(v) for v in out):
         raise InvalidInputError(f"{what}: numbers must be finite, got {text!r}")
     return out
@@ -128,6 +129,33 @@ def canonical_prior(spec: str) -> dict:
     if not (math.isfinite(alpha) and alpha > 0) or seed < 0:
         raise InvalidInputError(f"dirichlet prior needs ALPHA > 0 and SEED ≥ 0, got {spec!r}")
     return {"kind": "dirichlet", "alpha": alpha, "seed": seed}
+
+
+def check_prior_values(spec: str, n: int, m: int) -> None:
+    """Bad input when the prior ``spec`` is not a pmf on ``m``-valued rows (n rows), before any point runs.
+
+    Uniform, iid, contagious and mixture specs are parsed as the reduced path parses them (no mⁿ pmf is
+    built); a ``pmf:`` spec must have mⁿ entries summing to 1.  Files, models and Dirichlet draws are checked
+    when their point runs.  So ``iid:0.5,0.6`` is exit 2 at once, not a failed row.
+    """
+    kind = spec.strip().partition(":")[0].strip().lower()
+    if isinstance(n, bool) or not isinstance(n, int) or isinstance(m, bool) or not isinstance(m, int):
+        return  # Point reports bad n, m
+    if n < 1 or m < 2:
+        return
+    try:
+        if kind in ("uniform", "iid", "contagious", "mixture"):
+            from ..orbit.symmetric_prior import parse_symmetric_prior
+
+            parse_symmetric_prior(spec.strip(), n, m)
+        elif kind == "pmf":
+            from ..priors import PMF_LIMIT, validate_pmf
+
+            values = canonical_prior(spec)["values"]
+            if m**n <= PMF_LIMIT:
+                validate_pmf(values, m**n, name=f"the pmf on {m}^{n} databases")
+    except InvalidInputError as exc:
+        raise type(exc)(f"prior {spec!r} (n = {n}, m = {m}): {exc}") from None
 
 
 @dataclass(frozen=True)
@@ -257,6 +285,16 @@ class SweepSpec:
                 raise InvalidInputError(f"distortion_over_n values lie in [0, 1], got {d!r}")
         if self.path not in ("auto", "dense", "reduced", "lp", "theorem"):
             raise InvalidInputError(f"path must be auto, dense, reduced, lp or theorem, got {self.path!r}")
+        for prior in self.priors:
+            for n in self.n:
+                for m in self.m:
+                    check_prior_values(prior, n, m)
+        if "design" in self.programs:
+            from ..design.problem import QUERIES
+
+            bad = [q for q in self.queries if q not in QUERIES]
+            if bad:
+                raise InvalidInputError(f"unknown design query(s) {bad}; valid: {', '.join(sorted(QUERIES))}")
 
     def points(self) -> list[Point]:
         """The grid in a fixed order (programs, priors, n, m, axis), without duplicates."""
@@ -302,9 +340,9 @@ class SweepSpec:
             if a in data:
                 data[b] = _as_list(data.pop(a), a) + _as_list(data.get(b), b)
         known = {f for f in cls.__dataclass_fields__} | {"dirichlet"}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise InvalidInputError(f"unknown sweep key(s) {unknown}; valid: {sorted(known)}")
+        from ..cli_common import reject_unknown_keys
+
+        reject_unknown_keys(data, known, "the sweep spec")
         priors = [str(p) for p in _as_list(data.get("priors"), "priors")]
         if "dirichlet" in data:
             d = data["dirichlet"]
@@ -343,6 +381,8 @@ def load_spec(path: str | Path) -> SweepSpec:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError as exc:
         raise InvalidInputError(f"sweep spec file {str(path)!r} does not exist") from exc
+    except OSError as exc:  # a directory, no permission
+        raise InvalidInputError(f"sweep spec {str(path)!r} cannot be read: {exc.strerror or exc}") from exc
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise InvalidInputError(f"sweep spec {str(path)!r} is not valid TOML: {exc}") from exc
     return SweepSpec.from_mapping(data.get("sweep", data))

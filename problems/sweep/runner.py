@@ -15,19 +15,20 @@ from __future__ import annotations
 import logging
 import math
 import os
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import InvalidInputError
-from ..progress import Progress
-from ..resources import available_memory
+from ..progress import TICK_SECONDS, Progress
+from ..resources import memory_room
 from .grid import Point, SweepSpec
 from .jobs import COLUMNS, estimate_bytes, failed_row, refused_row, run_point
 from .store import ResultStore
 
-__all__ = ["SweepSummary", "run_sweep"]
+__all__ = ["SweepSummary", "run_sweep", "check_scheduler"]
 
 GiB = 2**30
 
@@ -71,6 +72,25 @@ def _points(spec: SweepSpec | Sequence[Point]) -> list[Point]:
     return points
 
 
+_ADDRESS = re.compile(r"^(?:(?:tcp|tls|ws|wss|ucx)://)?\[?[A-Za-z0-9_.\-:]+\]?:\d{1,5}$|^inproc://\S+$")
+
+
+def check_scheduler(scheduler: str | None) -> str | None:
+    """``scheduler`` if it is None, ``"synchronous"`` or a Dask address ``[tcp://]HOST:PORT``; bad input otherwise.
+
+    Checked before any point runs or any connection is tried (an address without a port is a typo, not a
+    scheduler).
+    """
+    if scheduler is None or scheduler == "synchronous":
+        return scheduler
+    if not isinstance(scheduler, str) or not _ADDRESS.match(scheduler.strip()):
+        raise InvalidInputError(
+            f"--scheduler must be 'synchronous' or the address of a running Dask scheduler, tcp://HOST:PORT "
+            f"(for example tcp://127.0.0.1:8786), got {scheduler!r}"
+        )
+    return scheduler.strip()
+
+
 def _connect(scheduler: str | None, workers: int | None, memory_limit: int):  # noqa: ANN202
     """(client, cluster or None, description)."""
     from distributed import Client, LocalCluster
@@ -78,7 +98,7 @@ def _connect(scheduler: str | None, workers: int | None, memory_limit: int):  # 
     if scheduler:
         try:
             client = Client(scheduler, timeout="20s")
-        except (OSError, TimeoutError) as exc:
+        except (OSError, TimeoutError, ValueError) as exc:
             raise InvalidInputError(f"cannot connect to the Dask scheduler at {scheduler!r}: {exc}") from exc
         return client, None, scheduler
     k = workers or os.cpu_count() or 1
@@ -139,13 +159,14 @@ def run_sweep(
         An existing ``distributed.Client`` to use (not closed).
     """
     t0 = time.perf_counter()
+    scheduler = check_scheduler(scheduler)
     points = _points(spec)
     store = ResultStore(out)
     done = store.finished(points, retry_errors=retry_errors)
     todo = [p for p in points if p.key not in done]
     new: dict[str, dict] = {}
     desc, n_workers = "none (every point was finished)", 0
-    bar = Progress(len(todo), "sweep", quiet=not progress)
+    bar = Progress(len(todo), "sweep", quiet=not progress, heartbeat=TICK_SECONDS)
 
     def record(p: Point, row: dict) -> None:
         store.save(p, row)
@@ -168,7 +189,7 @@ def run_sweep(
         elif todo:
             need = max(estimate_bytes(p) for p in todo)
             k = workers or os.cpu_count() or 1
-            share = (available_memory() or 8 * GiB) // max(k, 1)
+            share = (memory_room() or 8 * GiB) // max(k, 1)
             limit: float = memory_limit or int(min(share, max(2 * need, 2 * GiB)))
             own = client is None
             if own:
