@@ -47,8 +47,8 @@ def _env() -> dict:
     return env
 
 
-def measure_cli(argv: list[str]) -> tuple[int, str, float, int]:
-    """(exit code, stderr, wall seconds, peak RSS bytes) of ``python *argv`` in a fresh process."""
+def measure_cli(argv: list[str]) -> tuple[int, str, float, int, str]:
+    """(exit code, stderr, wall seconds, peak RSS bytes, stdout) of ``python *argv`` in a fresh process."""
     with tempfile.TemporaryFile("w+") as err, tempfile.TemporaryFile("w+") as out:
         start = time.perf_counter()
         proc = subprocess.Popen([sys.executable, *argv], stdout=out, stderr=err, env=_env(), cwd=ROOT)
@@ -56,7 +56,8 @@ def measure_cli(argv: list[str]) -> tuple[int, str, float, int]:
         wall = time.perf_counter() - start
         proc.returncode = os.waitstatus_to_exitcode(status)
         err.seek(0)
-        return proc.returncode, err.read(), wall, usage.ru_maxrss * 1024
+        out.seek(0)
+        return proc.returncode, err.read(), wall, usage.ru_maxrss * 1024, out.read()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -69,8 +70,9 @@ def main(argv: list[str] | None = None) -> int:
     d = make_files(Path(tempfile.mkdtemp(prefix="bad_inputs.")))
     rows, bad, cli_walls, cli_peaks = [], [], [], []
     for case in CLI_CASES:
-        code, err, wall, peak = measure_cli(argv_of(case, d))
-        ok = code == case.expect and re.search(case.match, err) and "Traceback" not in err
+        code, err, wall, peak, out = measure_cli(argv_of(case, d))
+        text = err if case.expect != 0 else out + err  # an answer is checked on its output
+        ok = code == case.expect and re.search(case.match, text) and "Traceback" not in err
         if not ok:
             bad.append(f"{case.id}: exit {code}, expected {case.expect}: {err.strip()[:300]}")
         cli_walls.append(wall)

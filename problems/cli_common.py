@@ -480,6 +480,14 @@ def run(func: Callable[[argparse.Namespace], int | None], args: argparse.Namespa
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # the reader of stdout went away (``… | head``): stop quietly, like a command killed by SIGPIPE
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())  # Python's exit flush must not raise again
+        except (OSError, ValueError):
+            pass
+        return 128 + 13
     except Exception as exc:  # noqa: BLE001 - a bug: one line and exit 5, never exit 1 ("proved infeasible")
         if getattr(args, "debug", False):
             traceback.print_exc()

@@ -149,7 +149,9 @@ def identifiability_mechanism(prior: Prior, eps: float) -> Mechanism:
     ε̃_X, or where entries e^{−εd} underflow in double precision.
     """
     from .measures import identifiability_level
+    from .priors import require_prior
 
+    prior = require_prior(prior, "identifiability_mechanism")
     W = identifiability_matrix(prior, eps)
     mech = Mechanism.on_space(W, prior.space, clean=True)
     level = identifiability_level(mech.matrix, prior)

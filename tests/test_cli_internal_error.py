@@ -53,3 +53,21 @@ def test_ipopt_command_line_maps_a_crash_to_exit_5(monkeypatch, capsys):
     monkeypatch.setattr(icli, "_run", _boom)
     assert icli.main(["bilinear-pd", "--n", "2", "--m", "2", "--eps", "1"]) == 5
     assert "Traceback" not in capsys.readouterr().err
+
+
+def test_closed_pipe_is_not_an_internal_error():
+    """``… | head``: the reader went away; the command stops quietly with SIGPIPE's status (141), no message."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from problems.cli import main\n"
+        "sys.stdout.close = lambda: None\n"
+        "sys.exit(main(['constants', '--n', '3', '--m', '2', '--prior', 'uniform']))\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # the reader is gone before the command writes
+    err = proc.stderr.read().decode()
+    assert proc.wait() == 141, err
+    assert "internal error" not in err and "Traceback" not in err

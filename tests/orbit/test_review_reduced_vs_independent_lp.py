@@ -152,9 +152,9 @@ def test_reduced_pd_i_is_certified_just_above_eps_X(n, m):
 @pytest.mark.xfail(
     strict=True,
     reason=(
-        "reduced PD-I at ε = ε_X exactly returns status 'failed' with bounds.upper = inf for every prior here, "
-        "although its value is the optimum to 2e-10 relative (the LP point at the boundary of the feasible set "
-        "is not verified feasible, and for i.i.d. priors the Lemma 4 theorem path is skipped at ε = ε̃_X)"
+        "reduced PD-I at ε = ε_X exactly (the float estimate) is decided feasible "
+        "exactly but returns 'inaccurate': the feasible set has no interior there, the LP point is not verified "
+        "feasible, and the exactly feasible constant mechanism is not the optimum (documented last resort)"
     ),
 )
 def test_reduced_pd_i_exactly_at_eps_X_is_not_failed():
