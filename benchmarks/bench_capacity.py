@@ -1,4 +1,4 @@
-"""Benchmark: individual channel capacity C1 (Theorem 2 of paper 000) — fast path vs a plain CVXPY loop.
+"""Benchmark: individual channel capacity C1 (Theorem 2 of Wu, Xia & He (2020)) — fast path vs a plain CVXPY loop.
 
 Fast path: :func:`problems.information.individual_capacity` (column and permutation deduplication, rigorous
 upper-bound pruning, batched Blahut–Arimoto with a certified gap, conic fallback for slow vertices).

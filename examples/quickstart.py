@@ -16,7 +16,7 @@ pd_i = PDI(prior)
 for eps in (1.0, 1.5, 2.0):
     res = pd_i.solve(eps)  # raises InfeasibleProgramError below ε_X, saying why
     print(eps, res.status, res.value, res.bounds)  # status "optimal" only when the bounds prove the value
-    print(res.certificate.basis)  # "lp-dual" or the theorem of paper 002 that proves it
+    print(res.certificate.basis)  # "lp-dual" or the theorem of Wang, Ying & Zhang (2016) that proves it
 
 res = PDDP(prior).solve(40.0, path="lp")  # any ε: the LP, repaired and bounded
 assert res.certified and res.bounds.lower <= res.value <= res.bounds.upper

@@ -4,9 +4,9 @@ The convex programs of :mod:`problems` are exact; these smooth non-linear progra
 in CasADi's wheels; install the ``ipopt`` extra) from deterministic multistarts, are how a sceptical reader
 checks them and how the toolkit reaches questions the papers left open:
 
-* :func:`bilinear_pd_i`, :func:`bilinear_r_pd` — PD-I / R-PD in the paper's bilinear variables (paper 002).
-* :func:`joint_capacity` — :math:`C_1` over the full joint (paper 000, Definition 5) against Theorem 2.
-* :func:`balance_curve` — the balance function δ(b) (paper 000, Definition 11), bracketed.
+* :func:`bilinear_pd_i`, :func:`bilinear_r_pd` — PD-I / R-PD in the paper's bilinear variables (Wang, Ying & Zhang 2016).
+* :func:`joint_capacity` — :math:`C_1` over the full joint (Wu, Xia & He 2020, Definition 5) against Theorem 2.
+* :func:`balance_curve` — the balance function δ(b) (Wu, Xia & He 2020, Definition 11), bracketed.
 * :func:`pd_mip_nlp` — PD-MIP as a smooth NLP against the exponential-cone program.
 
 Every model returns a frozen :class:`MultistartResult`.  A multistart value is a bound (lower for a maximum,

@@ -1,4 +1,4 @@
-r"""The balance function of paper 000 (Definition 11): first curves, with honest two-sided bounds.
+r"""The balance function of Wu, Xia & He (2020) (Definition 11): first curves, with honest two-sided bounds.
 
 For a privacy channel :math:`p(y|x)` and :math:`b\in[0,\log|\mathcal X|]`,
 
@@ -77,7 +77,7 @@ def _sum_query(sizes: Sequence[int]) -> np.ndarray:
 
 
 def randomized_response_array(record_sizes: Sequence[int] = (2, 2), flip: float = 0.2) -> np.ndarray:
-    r"""Binary symmetric privacy channel (paper 000, eq. (49)) of the parity query :math:`f(x)=\sum_i x_i \bmod 2`.
+    r"""Binary symmetric privacy channel (Wu, Xia & He 2020, eq. (49)) of the parity query :math:`f(x)=\sum_i x_i \bmod 2`.
 
     Array of shape ``record_sizes + (2,)``; every slice :math:`x_i = a` contains both answers, so
     :math:`C_1 = \log 2 - H(\text{flip})` (eq. (54)).
@@ -91,7 +91,7 @@ def randomized_response_array(record_sizes: Sequence[int] = (2, 2), flip: float 
 
 
 def exponential_array(record_sizes: Sequence[int] = (2, 2), lam: float = 1.0) -> np.ndarray:
-    r"""Discrete exponential privacy channel (paper 000, eq. (69)) of the sum query, :math:`\lambda = 1/N`.
+    r"""Discrete exponential privacy channel (Wu, Xia & He 2020, eq. (69)) of the sum query, :math:`\lambda = 1/N`.
 
     Outputs :math:`\{0,\dots,\sum_i(|\mathcal X_i|-1)\}`; :math:`p(y|x)\propto e^{-\lambda\phi_x(y)}` with
     :math:`\phi_x(y)` the rank of :math:`y` by :math:`|y-f(x)|` (ties broken by the output index).
@@ -111,7 +111,7 @@ def exponential_array(record_sizes: Sequence[int] = (2, 2), lam: float = 1.0) ->
 def quantised_gaussian_array(
     record_sizes: Sequence[int] = (2, 2), sigma: float = 0.7, n_bins: int = 4
 ) -> np.ndarray:
-    r"""Quantised Gaussian privacy channel (paper 000, Definition 16, discretised): :math:`Y = Q(f(x) + Z)`.
+    r"""Quantised Gaussian privacy channel (Wu, Xia & He 2020, Definition 16, discretised): :math:`Y = Q(f(x) + Z)`.
 
     :math:`f(x)=\sum_i x_i`, :math:`Z\sim\mathcal N(0,\sigma^2)`, and :math:`Q` bins the real line into
     ``n_bins`` cells with equally spaced edges on :math:`[\min f - \sigma, \max f + \sigma]` (outer cells

@@ -1,4 +1,4 @@
-r"""PD-I and R-PD in the paper's own bilinear variables :math:`(p_{X|Y}, p_Y)` (paper 002, (8)–(12), (20)–(24)).
+r"""PD-I and R-PD in the paper's own bilinear variables :math:`(p_{X|Y}, p_Y)` (Wang, Ying & Zhang 2016, (8)–(12), (20)–(24)).
 
 The toolkit solves both programs exactly as linear programs in the joint :math:`q(x,y) = p_Y(y)p_{X|Y}(x|y)`
 (:mod:`problems.programs.pd_i`, :mod:`problems.programs.r_pd`).  Here they are solved as the paper writes them,
@@ -196,7 +196,7 @@ def bilinear_pd_i(
     tolerance: float = DEFAULT_REACH_TOL,
     compare: bool = True,
 ) -> MultistartResult:
-    r"""Multistart IPOPT on PD-I (paper 002, (8)–(12)) in :math:`(p_{X|Y}, p_Y)`.
+    r"""Multistart IPOPT on PD-I (Wang, Ying & Zhang 2016, (8)–(12)) in :math:`(p_{X|Y}, p_Y)`.
 
     With ``compare`` the LP optimum :math:`D^*_i(\epsilon)` of :class:`problems.programs.PDI` is the reference
     (raises :class:`~problems.errors.InfeasibleProgramError` below :math:`\epsilon_X`, as the LP does).
@@ -237,7 +237,7 @@ def bilinear_r_pd(
     tolerance: float = DEFAULT_REACH_TOL,
     compare: bool = True,
 ) -> MultistartResult:
-    r"""Multistart IPOPT on R-PD (paper 002, (20)–(24)) in :math:`(p_{X|Y}, p_Y)`.
+    r"""Multistart IPOPT on R-PD (Wang, Ying & Zhang 2016, (20)–(24)) in :math:`(p_{X|Y}, p_Y)`.
 
     With ``compare`` the LP optimum of :class:`problems.programs.RPD` (which equals
     :math:`h(\epsilon) = n/(1+e^\epsilon/(m-1))`, Lemma 1) is the reference.

@@ -1,6 +1,6 @@
 r"""Individual channel capacity over the full joint: :math:`\max_{p\in\Delta(\mathcal X)} \max_i I(X_i;Y)`.
 
-Paper 000, Definition 5 defines :math:`C_1 = \max_{i\in[n],\,X\in\Delta(\mathcal X)} I(X_i;Y)` over *every* joint
+Wu, Xia & He (2020), Definition 5 defines :math:`C_1 = \max_{i\in[n],\,X\in\Delta(\mathcal X)} I(X_i;Y)` over *every* joint
 distribution of the database, correlated records included.  Theorem 2 reduces it to a finite maximum of
 ordinary capacities, :math:`C_1 = \max_i \max_{B\in\mathbb S_i} C(B)` (vertex channels, eq. (48)); the
 toolkit evaluates that reduction (:mod:`problems.information`).  This module attacks Definition 5 *directly*:
@@ -13,7 +13,7 @@ toolkit evaluates that reduction (:mod:`problems.information`).  This module att
 with :math:`J_i(a,y) = \sum_{x:\,x_i=a} p(x)W(y|x)`, :math:`p_i = ` the i-th marginal and :math:`q = W^\top p` —
 all linear in :math:`p`.  The outer maximum over individuals is taken by
 the multistart itself: start ``k`` maximises :math:`I_i` for :math:`i = k \bmod n` (a one-hot CasADi parameter
-selects :math:`i`, so one build serves all individuals).  :math:`I_i` is neither concave nor convex in the joint (Lemma 2 of paper 000 gives
+selects :math:`i`, so one build serves all individuals).  :math:`I_i` is neither concave nor convex in the joint (Lemma 2 of Wu, Xia & He (2020) gives
 convexity only in the *channel*), so IPOPT finds local maxima.  Each multistart value is a certified lower
 bound on :math:`C_1` (re-evaluated in numpy at a point of the simplex).
 
@@ -127,7 +127,7 @@ def _blahut_arimoto(B: np.ndarray, tol: float = 1e-10, max_iter: int = 100_000) 
 
 
 def theorem2_value(channel) -> tuple[float, float, str]:
-    r"""Certified bracket ``(lower, upper, source)`` of :math:`C_1` by Theorem 2 of paper 000.
+    r"""Certified bracket ``(lower, upper, source)`` of :math:`C_1` by Theorem 2 of Wu, Xia & He (2020).
 
     Uses :func:`problems.information.individual_capacity.individual_capacity` when present; otherwise a
     brute-force enumeration of the vertex channels :math:`\mathbb S_i` with a Blahut–Arimoto bracket
@@ -299,7 +299,7 @@ def joint_capacity(
     tolerance: float = DEFAULT_REACH_TOL,
     compare: bool = True,
 ) -> MultistartResult:
-    r"""Multistart IPOPT on Definition 5 of paper 000, checked against Theorem 2 (``compare=True``).
+    r"""Multistart IPOPT on Definition 5 of Wu, Xia & He (2020), checked against Theorem 2 (``compare=True``).
 
     ``extras`` carries the Theorem 2 bracket (``theorem2_lower``, ``theorem2_upper``); ``reference`` is its
     lower end (attained by a concrete adversary).
@@ -309,7 +309,7 @@ def joint_capacity(
     extra = {}
     if compare:
         lo, up, src = theorem2_value(model.W)
-        ref, ref_name = lo, f"Theorem 2 of paper 000 ({src})"
+        ref, ref_name = lo, f"Theorem 2 of Wu, Xia & He (2020) ({src})"
         extra = {"theorem2_lower": lo, "theorem2_upper": up}
     res = model.solve(
         b=0.0,

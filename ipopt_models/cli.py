@@ -64,19 +64,21 @@ def build_parser() -> argparse.ArgumentParser:
         add_json_option(p)
         add_unit_option(p, "information quantities" if info else "information quantities (none here)")
 
-    p = sub.add_parser("bilinear-pd", help="PD-I / R-PD in (p_{X|Y}, p_Y) against the LP (paper 002)")
+    p = sub.add_parser(
+        "bilinear-pd", help="PD-I / R-PD in (p_{X|Y}, p_Y) against the LP (Wang, Ying & Zhang 2016)"
+    )
     p.add_argument("--program", choices=["pd-i", "r-pd"], default="pd-i")
     add_space_options(p, default_n=2, default_m=2, short=True)
     p.add_argument("--eps", type=privacy_level, required=True, help="privacy level ε in nats")
     common(p, 20, info=False)
 
-    p = sub.add_parser("capacity", help="C1 over the full joint against Theorem 2 (paper 000)")
+    p = sub.add_parser("capacity", help="C1 over the full joint against Theorem 2 (Wu, Xia & He 2020)")
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--channel", help=".npy array: one axis per individual, output axis last")
     src.add_argument("--random", metavar="SIZES:K", help="random Dirichlet channel, e.g. 3,2:3 (seeded)")
     common(p, 50)
 
-    p = sub.add_parser("balance", help="bracket the balance function δ(b) (paper 000, Def. 11)")
+    p = sub.add_parser("balance", help="bracket the balance function δ(b) (Wu, Xia & He 2020, Def. 11)")
     src = p.add_mutually_exclusive_group()
     src.add_argument("--channel", help=".npy channel array")
     src.add_argument("--channel-kind", choices=["rr", "exponential", "gaussian"], default="rr")
@@ -110,7 +112,10 @@ def proof(res) -> tuple[bool, float | None, float | None, str | None]:  # noqa: 
     else:
         lower = float(res.value)
         if "theorem2_upper" in x:
-            upper, basis = float(x["theorem2_upper"]), "Theorem 2 of paper 000 (certified vertex capacities)"
+            upper, basis = (
+                float(x["theorem2_upper"]),
+                "Theorem 2 of Wu, Xia & He (2020) (certified vertex capacities)",
+            )
         else:
             return False, lower, None, None
     ok = math.isfinite(lower) and math.isfinite(upper) and upper - lower <= RELATIVE_GAP * abs(upper)

@@ -1,4 +1,4 @@
-r"""PD-MIP as a smooth NLP (paper 002, (28)–(30)), checked against the exponential-cone optimum.
+r"""PD-MIP as a smooth NLP (Wang, Ying & Zhang 2016, (28)–(30)), checked against the exponential-cone optimum.
 
 .. math::
 

@@ -1,4 +1,4 @@
-r"""The balance-function figure (paper 000, Definition 11): ``reproduce_section(out_dir, progress)``.
+r"""The balance-function figure (Wu, Xia & He 2020, Definition 11): ``reproduce_section(out_dir, progress)``.
 
 Writes ``balance_function.png``, ``balance_function.svg`` and ``balance_function.csv`` to ``out_dir``: for each
 channel of :data:`~ipopt_models.balance.BENCHMARK_CHANNELS` the upper bound on δ(b) (multistart) and the
@@ -42,7 +42,9 @@ def balance_figure(curves: list[BalanceCurve]):
         ax.grid(alpha=0.3)
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="outside lower center", ncol=3, fontsize=8)
-    fig.suptitle("Balance function of paper 000 (Def. 11), two binary records, |X| = 4", fontsize=10)
+    fig.suptitle(
+        "Balance function of Wu, Xia & He (2020) (Def. 11), two binary records, |X| = 4", fontsize=10
+    )
     return fig
 
 
@@ -88,7 +90,7 @@ def reproduce_section(
     say = progress or (lambda _msg: None)
     out_dir = pathlib.Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    say("ipopt_models: bracketing the balance function δ(b) of three channels (paper 000, Def. 11)")
+    say("ipopt_models: bracketing the balance function δ(b) of three channels (Wu, Xia & He 2020, Def. 11)")
     curves = balance_curves(points=points)
     paths = save_figure(balance_figure(curves), out_dir / "balance_function")
     buf = io.StringIO()
@@ -124,7 +126,7 @@ def reproduce_section(
         say("ipopt_models: C₁ over the full joint (Definition 5) against Theorem 2")
         rows = joint_checks()
         report.say(
-            "**C₁ over the full joint.** Theorem 2 of paper 000 reduces Definition 5 — the maximum of I(X_i; Y) "
+            "**C₁ over the full joint.** Theorem 2 of Wu, Xia & He (2020) reduces Definition 5 — the maximum of I(X_i; Y) "
             "over *every* joint distribution of the database — to the capacities of finitely many vertex "
             "channels. Multistart IPOPT (20 starts) attacks Definition 5 directly on random channels; no start "
             "may exceed the Theorem 2 value and the best start should reach it:"
@@ -145,7 +147,7 @@ def reproduce_section(
         )
         report.check(
             "C₁ by Theorem 2 = max over the full joint (Def. 5)",
-            "000 Theorem 2",
+            "Wu, Xia & He (2020) Theorem 2",
             "max |IPOPT best − Theorem 2|, nats",
             max(abs(r["joint_multistart"] - r["theorem2_lower"]) for r in rows),
             1e-6,
@@ -160,7 +162,7 @@ def reproduce_section(
         over = max(float(np.max(c.delta_lower - c.c1_lower)) for c in curves)
         report.check(
             "balance function bracket: certified lower ≤ upper ≤ C₁",
-            "000 Def. 11, Lemma 1",
+            "Wu, Xia & He (2020) Def. 11, Lemma 1",
             "max bracket violation, nats",
             max(0.0, bad, over),
             1e-6,

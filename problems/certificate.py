@@ -62,7 +62,7 @@ class Certificate:
         was proved.  See ``docs/certificates.md``.
     basis:
         What the bounds rest on: ``"lp-dual"`` (safe dual bound and an exactly feasible point),
-        ``"theorem: …"`` (a closed form of paper 002), or ``"kkt"`` (residuals only, no bounds).
+        ``"theorem: …"`` (a closed form of Wang, Ying & Zhang (2016)), or ``"kkt"`` (residuals only, no bounds).
     relative_gap:
         The tolerance of :attr:`certified`: ``upper − lower ≤ relative_gap · |upper|``.
     """

@@ -3,7 +3,7 @@
 Exit codes (the same with and without ``--json``; ``docs/cli.md``, ``docs/certificates.md``):
 
 * 0 — a certified optimum (status ``optimal``: rigorous bounds within 1e-6 relative);
-* 1 — the program is proved infeasible (paper 002, Lemma 3); ``--json`` prints ``"status": "infeasible"``;
+* 1 — the program is proved infeasible (Wang, Ying & Zhang 2016, Lemma 3); ``--json`` prints ``"status": "infeasible"``;
 * 2 — bad input: the message names the value and what is valid;
 * 3 — not certified: status ``inaccurate`` or ``failed``; the answer and its valid bounds are still printed;
 * 4 — the problem is too large for the chosen path (the message gives the estimate and the alternative).
@@ -227,7 +227,9 @@ def _print_solve(res, built, args, exported: Path | None) -> None:  # noqa: ANN0
     space = built.space
     what = f"ε = {res.eps:g}" if res.eps is not None else f"D = {res.distortion:g}"
     prior_text = getattr(built.prior, "name", args.prior)
-    if res.program == "r-pd":  # prior-free: the input marginal is optimised (paper 002, (20)–(24))
+    if (
+        res.program == "r-pd"
+    ):  # prior-free: the input marginal is optimised (Wang, Ying & Zhang 2016, (20)–(24))
         prior_text = "not used (R-PD optimises the input marginal)"
     print(
         f"{res.program} (n = {space.n}, m = {space.m}, prior {prior_text}, "
@@ -411,7 +413,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     add_version(parser, "python -m problems")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("solve", help="solve PD-I, PD-DP, R-PD or PD-MIP (paper 002)")
+    p = sub.add_parser("solve", help="solve PD-I, PD-DP, R-PD or PD-MIP (Wang, Ying & Zhang 2016)")
     p.add_argument("program", choices=PROGRAMS)
     add_space_options(p, prior_help=PRIOR_HELP_SYMMETRIC)
     p.add_argument("--eps", type=privacy_level, help="privacy level ε in nats (PD-I, PD-DP, R-PD)")
@@ -435,7 +437,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         "--path",
         choices=("auto", "dense", "reduced", "lp", "theorem"),
         default="auto",
-        help="auto: a closed form of paper 002 where one applies (theorem path), else the LP, orbit-reduced "
+        help="auto: a closed form of Wang, Ying & Zhang (2016) where one applies (theorem path), else the LP, orbit-reduced "
         "for uniform/iid/contagious priors and dense N×N otherwise; dense/reduced: that LP formulation; "
         "lp: always the LP; theorem: only the closed form (bad input where none applies)",
     )

@@ -1,9 +1,9 @@
-r"""Closed forms of paper 002 (Wang, Ying, Zhang) for the Hamming distortion.
+r"""Closed forms of Wang, Ying & Zhang (2016) for the Hamming distortion.
 
 * :func:`h`       — :math:`h(\epsilon) = n / (1 + e^{\epsilon}/(m-1))`, the optimum of R-PD (Lemma 1, eq. (32)).
 * :func:`h_inv`   — :math:`h^{-1}(D) = \ln(n/D - 1) + \ln(m-1)` (eq. (17)), for :math:`0 \le D \le n`, taken as
   the smallest privacy level ε ≥ 0 with h(ε) ≤ D: +∞ at D = 0, 0 for D ≥ h(0) = n(m−1)/m (where the formula
-  is negative; paper 002 uses it inside ``max{h⁻¹(D), 0}`` there, Theorem 1 (19)).  D outside [0, n] or NaN
+  is negative; Wang, Ying & Zhang (2016) uses it inside ``max{h⁻¹(D), 0}`` there, Theorem 1 (19)).  D outside [0, n] or NaN
   is an :class:`~problems.errors.InvalidDistortionError`; ε < 0 or NaN in :func:`h` an
   :class:`~problems.errors.InvalidPrivacyLevelError`.
 * :func:`kernel`  — the m×m matrix :math:`K_\epsilon` with :math:`1/(1+(m-1)e^{-\epsilon})` on the diagonal and
@@ -73,7 +73,7 @@ def _as_array(x, what: str, error: type) -> np.ndarray:
 
 
 def h(eps, n: int, m: int):
-    """h(ε) = n / (1 + e^ε/(m−1)): the minimum distortion of R-PD at privacy level ε ≥ 0 (paper 002, (32)).
+    """h(ε) = n / (1 + e^ε/(m−1)): the minimum distortion of R-PD at privacy level ε ≥ 0 (Wang, Ying & Zhang 2016, (32)).
 
     ε may be an array; ε = +∞ gives 0.  ε < 0 or NaN raises :class:`InvalidPrivacyLevelError`.
     """
@@ -89,7 +89,7 @@ def h(eps, n: int, m: int):
 
 
 def h_inv(D, n: int, m: int):
-    """h⁻¹(D) = ln(n/D − 1) + ln(m − 1) (paper 002, (17)) as a privacy level: the smallest ε ≥ 0 with h(ε) ≤ D.
+    """h⁻¹(D) = ln(n/D − 1) + ln(m − 1) (Wang, Ying & Zhang 2016, (17)) as a privacy level: the smallest ε ≥ 0 with h(ε) ≤ D.
 
     +∞ at D = 0; 0 for h(0) = n(m−1)/m ≤ D ≤ n (the formula is negative there and ε ≥ 0).  D may be an
     array; D < 0, D > n or NaN raises :class:`InvalidDistortionError`.

@@ -1,4 +1,4 @@
-r"""Privacy–distortion curves ε_i*(D), ε_d*(D), ε_m*(D) with the bounds of Theorem 1 (paper 002).
+r"""Privacy–distortion curves ε_i*(D), ε_d*(D), ε_m*(D) with the bounds of Theorem 1 (Wang, Ying & Zhang 2016).
 
 For a grid of D in (0, n]:
 

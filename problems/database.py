@@ -1,4 +1,4 @@
-"""The database space Dⁿ: n rows, each with a value in {0, …, m−1} (paper 002, §2).
+"""The database space Dⁿ: n rows, each with a value in {0, …, m−1} (Wang, Ying & Zhang 2016, §2).
 
 Databases are enumerated in :func:`itertools.product` order (the last row varies fastest), so the database
 with rows ``(x_1, …, x_n)`` has index ``Σ_k x_k m^{n−k}``.  Two databases are neighbours when their Hamming

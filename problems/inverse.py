@@ -1,6 +1,6 @@
 r"""Privacy level for a given distortion: exact inversion of the monotone D*(ε).
 
-The privacy–distortion function is :math:`\epsilon^*(D) = \inf\{\epsilon : D^*(\epsilon) \le D\}` (paper 002,
+The privacy–distortion function is :math:`\epsilon^*(D) = \inf\{\epsilon : D^*(\epsilon) \le D\}` (Wang, Ying & Zhang 2016,
 (6)–(7)), where :math:`D^*(\epsilon)` is the optimum of PD-DP or PD-I — non-increasing in ε (the feasible set
 grows with ε) and continuous on the feasible range.  We solve :math:`g(\epsilon) = D^*(\epsilon) - D = 0` by a
 **safeguarded Newton iteration**:
@@ -61,7 +61,7 @@ def constant_distortion(program) -> float:  # noqa: ANN001
 
     A constant mechanism W(y|x) = q(y) satisfies the identifiability constraint
     p_X(x)W(y|x) ≤ e^ε p_X(x')W(y|x') exactly when p_X(x)/p_X(x') ≤ e^ε for all neighbours, i.e. at ε = ε_X
-    by the definition of ε_X (paper 002, (16); the proof of Lemma 3), and the best one outputs the most likely
+    by the definition of ε_X (Wang, Ying & Zhang 2016, (16); the proof of Lemma 3), and the best one outputs the most likely
     value of every row.  Works for the dense :class:`~problems.programs.PDI` and the reduced
     :class:`~problems.orbit.ReducedPDI`.
     """
@@ -92,7 +92,7 @@ BOUNDARY_MARGIN = 1e-12
 def boundary_proof(program, distortion: float) -> str | None:  # noqa: ANN001
     """For PD-I: the proof that ε_i*(D) = ε_X, or ``None``.
 
-    Lemma 3 of paper 002 gives ε_i*(D) ≥ ε_X (PD-I is infeasible below ε_X); the best constant mechanism is
+    Lemma 3 of Wang, Ying & Zhang (2016) gives ε_i*(D) ≥ ε_X (PD-I is infeasible below ε_X); the best constant mechanism is
     exactly feasible at ε_X (see :func:`constant_distortion`), so ε_i*(D) ≤ ε_X whenever its distortion is at
     most D.  No LP certificate is needed (at ε = ε_X the feasible set has no interior, so no floating-point
     point can be verified feasible there).
@@ -102,7 +102,7 @@ def boundary_proof(program, distortion: float) -> str | None:  # noqa: ANN001
     dc = constant_distortion(program)
     if float(distortion) >= dc * (1.0 + BOUNDARY_MARGIN):
         return (
-            "ε_i*(D) = ε_X: paper 002 Lemma 3 (infeasible below ε_X) and the best constant mechanism, exactly "
+            "ε_i*(D) = ε_X: Wang, Ying & Zhang (2016) Lemma 3 (infeasible below ε_X) and the best constant mechanism, exactly "
             f"feasible at ε_X, with distortion {dc:.12g} ≤ D"
         )
     return None

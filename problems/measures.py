@@ -1,4 +1,4 @@
-r"""Privacy and utility measures of a given mechanism W = p_{Y|X} and prior p_X (paper 002, §2).
+r"""Privacy and utility measures of a given mechanism W = p_{Y|X} and prior p_X (Wang, Ying & Zhang 2016, §2).
 
 * :func:`dp_level`             — smallest ε with W(y|x) ≤ e^ε W(y|x') for all neighbours x ~ x' and y (Def. 3).
 * :func:`identifiability_level` — smallest ε with p(x|y) ≤ e^ε p(x'|y) for all neighbours and y (Def. 2).
@@ -43,7 +43,7 @@ def ratio_level(Z: np.ndarray, space: DatabaseSpace, *, floor: float = 0.0) -> f
 
 
 def dp_level(W, space: DatabaseSpace, *, floor: float = 0.0) -> float:
-    """Differential-privacy level of W (paper 002, Definition 3, eq. (2))."""
+    """Differential-privacy level of W (Wang, Ying & Zhang 2016, Definition 3, eq. (2))."""
     return ratio_level(_matrix(W), space, floor=floor)
 
 

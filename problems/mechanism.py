@@ -129,7 +129,7 @@ class Mechanism:
 
 
 def exponential_mechanism(space: DatabaseSpace, eps: float) -> Mechanism:
-    """E_d (paper 002, (27)): p_{Y|X}(y|x) = e^{−ε d(x,y)}/(1+(m−1)e^{−ε})ⁿ = (K_ε^{⊗n})_{xy}.
+    """E_d (Wang, Ying & Zhang 2016, (27)): p_{Y|X}(y|x) = e^{−ε d(x,y)}/(1+(m−1)e^{−ε})ⁿ = (K_ε^{⊗n})_{xy}.
 
     ε-differentially private with expected distortion h(ε) for every prior (Lemma 5).
     """
@@ -141,7 +141,7 @@ def exponential_mechanism(space: DatabaseSpace, eps: float) -> Mechanism:
 
 
 def identifiability_mechanism(prior: Prior, eps: float) -> Mechanism:
-    """E_i (paper 002, (26)): p_{Y|X}(y|x) = p_Y(y) e^{−ε d(x,y)} / (p_X(x)(1+(m−1)e^{−ε})ⁿ).
+    """E_i (Wang, Ying & Zhang 2016, (26)): p_{Y|X}(y|x) = p_Y(y) e^{−ε d(x,y)} / (p_X(x)(1+(m−1)e^{−ε})ⁿ).
 
     Here p_Y = (K_ε^{−1})^{⊗n} p_X, which is a pmf exactly when ε ≥ ε̃_X; E_i is then ε-identifiable with
     distortion h(ε) (Lemma 4).  Raises :class:`InvalidPrivacyLevelError` when p_Y has a negative entry beyond

@@ -76,7 +76,7 @@ _STYLES = {
 
 
 def privacy_distortion_figure(curves: Sequence[Curve], *, title: str | None = None):
-    """Figure 2 of paper 002 on a new ``Figure``: the curves with the references that apply to them.
+    """Figure 2 of Wang, Ying & Zhang (2016) on a new ``Figure``: the curves with the references that apply to them.
 
     ε_i*, ε_d* (privacy levels, nats) are drawn with h⁻¹(D) and, when ε_X > 0, the lower bound
     max{h⁻¹(D) − ε_X, 0} of Theorem 1 and the level ε_X.  ε_m* (mutual information, nats) is a different

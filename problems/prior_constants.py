@@ -1,4 +1,4 @@
-r"""Constants of a prior: ε_X (paper 002, (16)) and ε̃_X (the definition before (17)).
+r"""Constants of a prior: ε_X (Wang, Ying & Zhang 2016, (16)) and ε̃_X (the definition before (17)).
 
 ε_X
     :math:`\epsilon_X = \max_{x\sim x'} \ln p_X(x)/p_X(x')`, computed over the sparse neighbour pairs;
@@ -55,7 +55,7 @@ __all__ = [
 
 
 def eps_X(prior: Prior) -> float:
-    """ε_X = max over neighbours x ~ x' of ln p_X(x)/p_X(x') (paper 002, (16)); ``inf`` without full support."""
+    """ε_X = max over neighbours x ~ x' of ln p_X(x)/p_X(x') (Wang, Ying & Zhang 2016, (16)); ``inf`` without full support."""
     prior = require_prior(prior, "eps_X")
     if not prior.has_full_support:
         return math.inf
@@ -145,7 +145,7 @@ def round_up_eps_X(eps_x: float, ratio: Fraction | None) -> float:
 
 
 def at_least_eps_X(prior: Prior, eps: float) -> bool:
-    """True iff the float ε is ≥ the exact ε_X of the float masses (paper 002, (16)), decided exactly."""
+    """True iff the float ε is ≥ the exact ε_X of the float masses (Wang, Ying & Zhang 2016, (16)), decided exactly."""
     ratio = eps_X_ratio(prior)
     return ratio is not None and exp_at_least(float(eps), ratio)
 

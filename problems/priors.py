@@ -9,7 +9,7 @@ constructor        distribution                                                 
 :func:`uniform`    p_X(x) = m⁻ⁿ                                                      ``uniform``
 :func:`iid`        p_X(x) = Π_k π(x_k)                                               ``iid``
 :func:`exchangeable_mixture`  Σ_j w_j Π_k π_j(x_k) (correlated, exchangeable)       ``exchangeable``
-:func:`contagious` (1−w)·π^{⊗n} + w·Σ_a π(a)·1[x = (a,…,a)] (paper 001, Example 2)   ``exchangeable``
+:func:`contagious` (1−w)·π^{⊗n} + w·Σ_a π(a)·1[x = (a,…,a)] (Wu, Xia & He 2017, Example 2)   ``exchangeable``
 :func:`from_pmf`   any pmf given as an array                                         ``explicit``
 :func:`from_file`  a pmf stored as .npy, .csv or .json                               ``explicit``
 =================  ===============================================================  ============
@@ -232,7 +232,7 @@ def exchangeable_mixture(
 def contagious(space: DatabaseSpace, weight: float, row_pmf: Sequence[float] | None = None) -> Prior:
     """Correlated "contagious" prior: with probability ``weight`` all rows equal a common value a ~ π.
 
-    p_X = (1 − w)·π^{⊗n} + w·Σ_a π(a)·1[x = (a, …, a)].  This is the dependence of paper 001, Example 2
+    p_X = (1 − w)·π^{⊗n} + w·Σ_a π(a)·1[x = (a, …, a)].  This is the dependence of Wu, Xia & He (2017), Example 2
     (an epidemic either spreads to everybody or follows independent rows).  It is exchangeable: a mixture of
     π^{⊗n} with the degenerate i.i.d. priors δ_a^{⊗n}; it has full support iff w < 1 and π > 0.
     """

@@ -103,7 +103,10 @@ class Section:
 #: The columns of the verdict table and what each means (printed under the table).
 VERDICT_COLUMNS = [
     ("claim", "the statement of the papers that is checked"),
-    ("source", "where the claim is stated (paper number of `../shared/papers/README.md`, equation)"),
+    (
+        "source",
+        "where the claim is stated (the paper by authors and year, as in the references of the documentation; equation)",
+    ),
     ("measured quantity", "the discrepancy computed from this run's data (0 would be exact agreement)"),
     ("measured", "its value (nats for privacy levels and information, rows for distortion)"),
     ("tolerance", "the largest discrepancy accepted: the accuracy of the numerical method behind the number"),

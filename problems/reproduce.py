@@ -175,7 +175,7 @@ def _figure2_section(out: Path, progress, sec: Section, *, n: int, m: int, point
     _, (ui, ud) = curves_by_prior["uniform"]
     sec.check(
         "Figure 2, uniform prior: ε_i*(D) = ε_d*(D)",
-        "002 Fig. 2, Theorem 1 (ε_X = 0)",
+        "Wang, Ying & Zhang (2016) Fig. 2, Theorem 1 (ε_X = 0)",
         "max |ε_i* − ε_d*|, nats",
         float(np.max(np.abs(ui.eps - ud.eps))),
         TOL_EPS,
@@ -194,35 +194,35 @@ def _figure2_section(out: Path, progress, sec: Section, *, n: int, m: int, point
         lo_i = max(lo_i, float(np.max((ci.lower_i - ci.eps)[~left], initial=0.0)))
     sec.check(
         "Figure 2: ε_i*(D), ε_d*(D) non-increasing in D",
-        "002 Fig. 2",
+        "Wang, Ying & Zhang (2016) Fig. 2",
         "largest rise between grid points, nats",
         max(rise, 0.0),
         TOL_EPS,
     )
     sec.check(
         "Figure 2: 0 ≤ ε_i* − ε_d* (≤ ε_X for D ≤ h(ε̃_X))",
-        "002 after Theorem 1",
+        "Wang, Ying & Zhang (2016) after Theorem 1",
         "max violation, nats",
         max(gap_viol, 0.0),
         TOL_EPS,
     )
     sec.check(
         "Theorem 1: ε_i*(D) = h⁻¹(D) for D ≤ h(ε̃_X)",
-        "002 (18)",
+        "Wang, Ying & Zhang (2016) (18)",
         "max |ε_i* − h⁻¹(D)|, nats",
         eq_i,
         TOL_EPS,
     )
     sec.check(
         "Theorem 1: ε_i*(D) ≥ max{h⁻¹(D), ε_X} for D > h(ε̃_X)",
-        "002 (18)",
+        "Wang, Ying & Zhang (2016) (18)",
         "max violation, nats",
         max(lo_i, 0.0),
         TOL_EPS,
     )
     sec.check(
         "Theorem 1: max{h⁻¹(D) − ε_X, 0} ≤ ε_d*(D) ≤ max{h⁻¹(D), 0}",
-        "002 (19)",
+        "Wang, Ying & Zhang (2016) (19)",
         "max violation, nats",
         max(lo_d, up_d, 0.0),
         TOL_EPS,
@@ -241,7 +241,7 @@ def _core_sections(out: Path, progress, *, quick: bool) -> list[tuple[str, Calla
 
     def figure2(sec: Section) -> None:
         sec.say(
-            f"Figure 2 of paper 002 recomputed at n = {n}, m = {m} on {points} distortions: each ε*(D) by exact "
+            f"Figure 2 of Wang, Ying & Zhang (2016) recomputed at n = {n}, m = {m} on {points} distortions: each ε*(D) by exact "
             "inversion of the certified PD-I / PD-DP optima. Checked against Theorem 1 (18)–(19) at every point."
         )
         _figure2_section(out, progress, sec, n=n, m=m, points=points)
@@ -262,7 +262,7 @@ def _core_sections(out: Path, progress, *, quick: bool) -> list[tuple[str, Calla
         sec.lines += [(out / "rpd_equals_h.md").read_text(), ""]
         sec.check(
             "R-PD optimum = h(ε)",
-            "002 Lemma 1, (32)",
+            "Wang, Ying & Zhang (2016) Lemma 1, (32)",
             "max |R-PD − h(ε)|, rows",
             max(r["abs_diff"] for r in rows),
             1e-7,
@@ -279,24 +279,24 @@ def _core_sections(out: Path, progress, *, quick: bool) -> list[tuple[str, Calla
         sec.lines += [(out / "theorem2_kkt.md").read_text(), ""]
         sec.check(
             "Theorem 2: distortion multiplier λ = h⁻¹(D)",
-            "002 Theorem 2",
+            "Wang, Ying & Zhang (2016) Theorem 2",
             "max |λ − h⁻¹(D)|, nats",
             max(r["abs(lambda - h_inv)"] for r in rows),
             1e-4,
         )
         sec.check(
             "Theorem 2: PD-MIP optimum = I(X;Y) of E_i at ε = h⁻¹(D)",
-            "002 Theorem 2, (26)",
+            "Wang, Ying & Zhang (2016) Theorem 2, (26)",
             "max |PD-MIP − I(E_i)|, nats",
             max(abs(r["PD-MIP"] - r["I(E_i)"]) for r in rows),
             1e-6,
         )
 
     return [
-        ("Figure 2 of paper 002 and Theorem 1", figure2),
+        ("Figure 2 of Wang, Ying & Zhang (2016) and Theorem 1", figure2),
         ("h(ε)", h_section),
         ("R-PD = h(ε) (Lemma 1)", rpd),
-        ("Theorem 2 of paper 002: PD-MIP and its KKT certificate", thm2),
+        ("Theorem 2 of Wang, Ying & Zhang (2016): PD-MIP and its KKT certificate", thm2),
     ]
 
 
@@ -390,7 +390,8 @@ def _render(result: ReproduceResult, seconds: float) -> str:
     if result.quick:
         lines += [_QUICK_NOTE, ""]
     lines += [
-        "Every claim of the papers (`../shared/papers/README.md`) that this toolkit reproduces, checked against "
+        "Every claim of the papers (Wang, Ying & Zhang 2016; Wu, Xia & He 2017, 2020; Wu 2019a, 2019b) that this "
+        "toolkit reproduces, checked against "
         f"the numbers of this run: **{passed} of {len(checks)} checks pass"
         + (f", {len(failed)} section(s) failed" if failed else "")
         + f"** ({'✓ all claims hold' if result.ok else '✗ see the rows marked ✗'}). "
@@ -437,7 +438,7 @@ def _sections() -> list[tuple[str, Callable | str, dict]]:
     found: list[tuple[str, Callable | str, dict]] = []
     for title, module, attr, quick_kwargs in (
         (
-            "Information privacy (papers 000, 001, 003, 004)",
+            "Information privacy (Wu, Xia & He 2020, 2017; Wu 2019a, 2019b)",
             "problems.information.figures",
             "reproduce_section",
             {},

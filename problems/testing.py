@@ -34,7 +34,7 @@ def random_prior(space: DatabaseSpace, seed: int, *, concentration: float = 2.0)
 
 
 def known_optima() -> list[KnownOptimum]:
-    """Instances whose optimum is h(ε) by Lemma 1 / Theorem 1 of paper 002."""
+    """Instances whose optimum is h(ε) by Lemma 1 / Theorem 1 of Wang, Ying & Zhang (2016)."""
     out = []
     for n, m in ((2, 2), (3, 2), (2, 3)):
         space = DatabaseSpace(n, m)

@@ -33,7 +33,7 @@ def test_h_inverse_roundtrip(n, m, eps):
 def test_h_inv_edges():
     assert h_inv(0.0, 3, 2) == math.inf
     assert h_inv(1.5, 3, 2) == pytest.approx(0.0)  # D = n(m-1)/m
-    # beyond h(0) = n(m−1)/m every ε ≥ 0 reaches D: the privacy level is 0 (paper 002 uses max{h⁻¹(D), 0})
+    # beyond h(0) = n(m−1)/m every ε ≥ 0 reaches D: the privacy level is 0 (Wang, Ying & Zhang 2016 uses max{h⁻¹(D), 0})
     assert h_inv(3.0, 3, 2) == 0.0 and h_inv(2.0, 3, 2) == 0.0
     assert np.all(h_inv(np.linspace(0.0, 3.0, 31), 3, 2) >= 0.0)
 
@@ -111,7 +111,7 @@ def test_eps_constants_uniform_and_zero_mass():
 
 @pytest.mark.parametrize("seed", range(3))
 def test_E_i_and_E_d_properties(seed):
-    """Lemma 4 and Lemma 5 of paper 002: levels ε and distortion h(ε)."""
+    """Lemma 4 and Lemma 5 of Wang, Ying & Zhang (2016): levels ε and distortion h(ε)."""
     space = DatabaseSpace(3, 2)
     prior = random_prior(space, seed, concentration=8.0)
     eps = eps_tilde(prior) + 0.3

@@ -1,4 +1,4 @@
-"""Privacy–distortion curves: exact inversion and Theorem 1 (paper 002)."""
+"""Privacy–distortion curves: exact inversion and Theorem 1 (Wang, Ying & Zhang 2016)."""
 
 import math
 

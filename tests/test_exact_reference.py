@@ -285,7 +285,7 @@ def _assert_none(errors: list[str] | None) -> None:
 @pytest.mark.parametrize("n,m", [(1, 2), (2, 2), (3, 2), (2, 3), (1, 4)])
 @pytest.mark.parametrize("eps", [0.0, 0.5, 2.0, 10.0, 50.0])
 def test_reference_r_pd_is_h_exactly(n, m, eps):
-    """Paper 002, Lemma 1: the R-PD optimum is h = n/(1 + e^ε/(m−1)), here exactly in r = Fraction(e^ε)."""
+    """Wang, Ying & Zhang (2016), Lemma 1: the R-PD optimum is h = n/(1 + e^ε/(m−1)), here exactly in r = Fraction(e^ε)."""
     r = Fraction(math.exp(eps))
     assert ref.r_pd(n, m, r) == ref.h_closed_form(n, m, r)
 
@@ -293,7 +293,7 @@ def test_reference_r_pd_is_h_exactly(n, m, eps):
 @pytest.mark.parametrize("n,m", [(2, 2), (3, 2), (2, 3)])
 @pytest.mark.parametrize("eps", [0.5, 5.0, 30.0])
 def test_reference_pd_dp_uniform_is_h_exactly(n, m, eps):
-    """Paper 002, Lemma 5 / Theorem 1: PD-DP with the (exactly) uniform prior has optimum h(ε)."""
+    """Wang, Ying & Zhang (2016), Lemma 5 / Theorem 1: PD-DP with the (exactly) uniform prior has optimum h(ε)."""
     r = Fraction(math.exp(eps))
     N = m**n
     assert ref.pd_dp([Fraction(1, N)] * N, n, m, r) == ref.h_closed_form(n, m, r)

@@ -1,6 +1,6 @@
 """The LP core: every back end on LPs with known optima, the whole ε range, forced failures, bad input.
 
-References are independent of the code under test: the closed form h(ε) of paper 002 (R-PD, Lemma 1; PD-DP
+References are independent of the code under test: the closed form h(ε) of Wang, Ying & Zhang (2016) (R-PD, Lemma 1; PD-DP
 with a uniform prior, Theorem 1 and Lemma 5) and a separately built HiGHS model.
 """
 
@@ -288,7 +288,7 @@ def test_primal_dual_pair_optimal_by_construction(solver: str, eps: float) -> No
 
 def test_exponential_mechanism_bounds_a_poor_solver_point():
     """The reduced PD-DP at n = 30 (i.i.d. (0.3, 0.7), ε = 2.94): solvers return points whose repair costs
-    far more than E_d at level ε, which is feasible with cost h(ε) (paper 002, Theorem 1); the certificate
+    far more than E_d at level ε, which is feasible with cost h(ε) (Wang, Ying & Zhang 2016, Theorem 1); the certificate
     uses it, so the answer is certified at h(ε) — checked against the closed form."""
     from problems.closed_forms import h
     from problems.lp.bounds import certify, tight_reference, verify

@@ -1,4 +1,4 @@
-"""PD-DP, PD-I and R-PD against independent sources (paper 002 closed forms, an independent HiGHS LP)."""
+"""PD-DP, PD-I and R-PD against independent sources (Wang, Ying & Zhang 2016 closed forms, an independent HiGHS LP)."""
 
 import math
 

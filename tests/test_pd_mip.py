@@ -1,4 +1,4 @@
-"""PD-MIP against Theorem 2 of paper 002, closed forms and an independent Blahut–Arimoto written here.
+"""PD-MIP against Theorem 2 of Wang, Ying & Zhang (2016), closed forms and an independent Blahut–Arimoto written here.
 
 No reference below uses the library's numerics (its Blahut polish, ``mutual_information``, ``h``, ``h_inv`` or
 ``identifiability_mechanism``): mutual information, E_i, h⁻¹ and the rate–distortion points are recomputed

@@ -25,7 +25,7 @@ def register(subparsers) -> None:
         help="optimal mechanism under eps-information privacy (C1 <= eps), minimising the distortion",
         description=(
             "Minimise the expected (or worst-case) distortion d(f(x), y) over mechanisms p(y|x) subject to "
-            "C(B) <= eps for every vertex channel B of every individual (paper 000, Theorem 2)."
+            "C(B) <= eps for every vertex channel B of every individual (Wu, Xia & He 2020, Theorem 2)."
         ),
     )
     from ..cli_common import (

@@ -1,6 +1,6 @@
 r"""Baselines for the optimal information-private mechanism, and the comparison table.
 
-* Calibrated basic channels of paper 000 (:mod:`problems.information.basic_channels`), applied to the query
+* Calibrated basic channels of Wu, Xia & He (2020) (:mod:`problems.information.basic_channels`), applied to the query
   answer (scalar queries, outputs = answers):
 
   - ``randomized-response``: :math:`k`-ary randomized response :math:`p(y|a)=1-p` for :math:`y=a`,
@@ -19,7 +19,7 @@ r"""Baselines for the optimal information-private mechanism, and the comparison 
   :math:`C_1` (the data-independent bound is not tight there: a correlated adversary sees all records).
   Every baseline's :math:`C_1` is recomputed with :func:`problems.information.individual_capacity`.
 * The optimal :math:`\epsilon`-DP mechanism for the same query, output alphabet, distortion and prior: the LP
-  :math:`\min\mathbb E[d]` s.t. :math:`p(y|x)\le e^\epsilon p(y|x')` for neighbours :math:`x\sim x'` (paper 002,
+  :math:`\min\mathbb E[d]` s.t. :math:`p(y|x)\le e^\epsilon p(y|x')` for neighbours :math:`x\sim x'` (Wang, Ying & Zhang 2016,
   (13)–(15) with a general output alphabet).
 """
 

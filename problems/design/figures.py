@@ -125,7 +125,7 @@ def reproduce_section(
     progress(f"design: comparison done in {time.perf_counter() - start:.1f} s")
     if sec:
         sec.say(
-            "**Optimal mechanisms under information privacy** (paper 000, Theorem 2 as the constraint): the count "
+            "**Optimal mechanisms under information privacy** (Wu, Xia & He 2020, Theorem 2 as the constraint): the count "
             "of 6 binary records, uniform prior, Hamming distortion. The optimal mechanism under C₁ ≤ ε is "
             "compared with the calibrated basic channels and the optimal ε-DP mechanism. Checked: its C₁ is at "
             "most ε, its Lagrangian lower bound certifies it, and no admissible mechanism (C₁ ≤ ε) does better."
@@ -137,7 +137,7 @@ def reproduce_section(
         excess_c1 = max(max(0.0, r["optimal_ip_C1"] - r["eps"]) for r in rows)
         sec.check(
             "designed mechanism satisfies C₁ ≤ ε",
-            "000 Def. 5, Theorem 2",
+            "Wu, Xia & He (2020) Def. 5, Theorem 2",
             "max (C₁ − ε), nats",
             excess_c1,
             1e-7,
@@ -149,7 +149,7 @@ def reproduce_section(
                     worse = max(worse, r["optimal_ip"] - r[key])
         sec.check(
             "designed mechanism is no worse than any calibrated channel / ε-DP optimum",
-            "000 §4–5 (baselines)",
+            "Wu, Xia & He (2020) §4–5 (baselines)",
             "max (distortion − baseline distortion)",
             worse,
             1e-7,
@@ -199,7 +199,7 @@ def reproduce_section(
         sec.figure(out_dir / "design_privacy_distortion.png", "ε*(D) of four privacy notions, nats.")
         sec.check(
             "identity query, uniform prior: ε_i*(D) = ε_d*(D)",
-            "002 Theorem 1 (ε_X = 0)",
+            "Wang, Ying & Zhang (2016) Theorem 1 (ε_X = 0)",
             "max |ε_i* − ε_d*|, nats",
             float(np.max(np.abs(curves["i"].eps - curves["d"].eps))),
             1e-6,

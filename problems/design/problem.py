@@ -10,9 +10,9 @@ A :class:`DesignProblem` fixes
 
 Answers are vectors (a database for ``identity``, a 1-vector for scalar queries); the built-in distortions are
 ``hamming`` :math:`=\#\{k: a_k\ne y_k\}` (for scalar answers :math:`1[a\ne y]`; for ``identity`` the Hamming
-distance of paper 002), ``absolute`` :math:`=\sum_k|a_k-y_k|` and ``squared`` :math:`=\sum_k(a_k-y_k)^2`.
+distance of Wang, Ying & Zhang (2016)), ``absolute`` :math:`=\sum_k|a_k-y_k|` and ``squared`` :math:`=\sum_k(a_k-y_k)^2`.
 
-Vertex channels (paper 000, Theorem 2, eqs. (42)–(48)).  For individual :math:`i` a vertex channel
+Vertex channels (Wu, Xia & He 2020, Theorem 2, eqs. (42)–(48)).  For individual :math:`i` a vertex channel
 :math:`B\in\mathbb S_i` takes, for every value :math:`a` of :math:`x_i`, one row :math:`p(\cdot\mid x_i=a,
 x_{(i)}=b_a)`; :math:`C_1=\max_i\max_{B\in\mathbb S_i}C(B)`.  Two exact reductions are used here:
 

@@ -1,4 +1,4 @@
-r"""Optimal mechanism design under :math:`\epsilon`-information privacy (paper 000, Definitions 5–6, Theorem 2).
+r"""Optimal mechanism design under :math:`\epsilon`-information privacy (Wu, Xia & He 2020, Definitions 5–6, Theorem 2).
 
 The program (expected distortion, ``objective="expected"``):
 

@@ -1,5 +1,5 @@
-r"""Basic privacy channels and their calibration to :math:`\epsilon`-information privacy (paper 000 §4–5,
-paper 004 §4).
+r"""Basic privacy channels and their calibration to :math:`\epsilon`-information privacy (Wu, Xia & He 2020, §4–5,
+Wu (2019b), §4).
 
 * Randomized response / binary symmetric privacy channel (49): :math:`p(y|x)=(1-p)^{1-|y-f(x)|}p^{|y-f(x)|}`,
   :math:`C_1 = \log 2 - H(p)` when every :math:`|\mathcal X_i| = 2` (eqs. (50)–(54), equality for
@@ -109,7 +109,7 @@ class Calibration:
 
 # --- randomized response ------------------------------------------------------------------------------------
 def binary_entropy(p: float | np.ndarray) -> float | np.ndarray:
-    r""":math:`H(p) = -p\log p-(1-p)\log(1-p)` in nats (paper 000 eq. (55))."""
+    r""":math:`H(p) = -p\log p-(1-p)\log(1-p)` in nats (Wu, Xia & He 2020 eq. (55))."""
     pa = np.asarray(p, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
         h = -np.where(pa > 0, pa * np.log(np.where(pa > 0, pa, 1)), 0.0) - np.where(
@@ -129,7 +129,7 @@ def randomized_response_channel(
 
 
 def calibrate_randomized_response(eps: float) -> Calibration:
-    r"""Solve :math:`H(p^*) = \log 2 - \epsilon` for :math:`p^*\in[0,\tfrac12]` (paper 000 eq. (57), Cor. 3).
+    r"""Solve :math:`H(p^*) = \log 2 - \epsilon` for :math:`p^*\in[0,\tfrac12]` (Wu, Xia & He 2020 eq. (57), Cor. 3).
 
     Any flip probability in :math:`[p^*, 1-p^*]` gives :math:`C_1 = \log2 - H(p) \le \epsilon`.
     """
@@ -148,7 +148,7 @@ def calibrate_randomized_response(eps: float) -> Calibration:
         parameter="p_star",
         value=p_star,
         capacity_bound=float(math.log(2) - binary_entropy(p_star)),
-        equation="H(p*) = log 2 - eps  (paper 000 eq. (57))",
+        equation="H(p*) = log 2 - eps  (Wu, Xia & He 2020 eq. (57))",
         extra={"admissible_interval": [p_star, 1 - p_star]},
     )
 
@@ -265,7 +265,7 @@ def _x_over_expm1(x: float) -> float:
 
 
 def calibrate_exponential(eps: float, k: int) -> Calibration:
-    r"""Largest :math:`\lambda=1/N` with :math:`H(Z)\ge\log k-\epsilon` (paper 000 eq. (83), Corollary 5).
+    r"""Largest :math:`\lambda=1/N` with :math:`H(Z)\ge\log k-\epsilon` (Wu, Xia & He 2020 eq. (83), Corollary 5).
 
     :math:`H(Z)` decreases from :math:`\log k` (:math:`\lambda=0`) to 0 (:math:`\lambda\to\infty`), so the solution of
     :math:`H(Z)=\log k-\epsilon` is unique; for :math:`\epsilon\ge\log k` every :math:`\lambda` works
@@ -296,21 +296,21 @@ def calibrate_exponential(eps: float, k: int) -> Calibration:
         parameter="lambda",
         value=lam,
         capacity_bound=bound,
-        equation="H(Z) = log k - eps with H(Z) from (82)  (paper 000 eq. (83))",
+        equation="H(Z) = log k - eps with H(Z) from (82)  (Wu, Xia & He 2020 eq. (83))",
         extra={"k": k, "N": (1 / lam if lam > 0 else math.inf)},
     )
 
 
 # --- Gaussian channel -----------------------------------------------------------------------------------------
 def gaussian_capacity_bound(N: float, T: float) -> float:
-    r""":math:`\tfrac12\log(1+T^2/N)` (paper 000 eq. (115)); an upper bound on :math:`C_1` (see module notes)."""
+    r""":math:`\tfrac12\log(1+T^2/N)` (Wu, Xia & He 2020 eq. (115)); an upper bound on :math:`C_1` (see module notes)."""
     if not (N > 0 and T > 0):
         raise InvalidInputError(f"need N > 0 and T > 0, got N = {N!r}, T = {T!r}")
     return 0.5 * math.log1p(T * T / N)
 
 
 def calibrate_gaussian(eps: float, T: float) -> Calibration:
-    r""":math:`N = T^2/(e^{2\epsilon}-1)` (paper 000 eq. (117)): the smallest noise variance with (115) :math:`\le\epsilon`."""
+    r""":math:`N = T^2/(e^{2\epsilon}-1)` (Wu, Xia & He 2020 eq. (117)): the smallest noise variance with (115) :math:`\le\epsilon`."""
     e = _check_eps(eps, positive=True)
     if not (math.isfinite(T) and T > 0):
         raise InvalidInputError(f"T (the output range is [-T, T]) must be finite and > 0, got {T!r}")
@@ -321,7 +321,7 @@ def calibrate_gaussian(eps: float, T: float) -> Calibration:
         parameter="N",
         value=N,
         capacity_bound=gaussian_capacity_bound(N, T),
-        equation="N = T^2 / (exp(2 eps) - 1)  (paper 000 eq. (117))",
+        equation="N = T^2 / (exp(2 eps) - 1)  (Wu, Xia & He 2020 eq. (117))",
         extra={"T": T, "std": math.sqrt(N)},
     )
 
@@ -348,7 +348,7 @@ def gaussian_amplitude_capacity(
 
 @dataclass(frozen=True)
 class NoiseComparison:
-    r"""Noise scales of §5.2 of paper 000 for the same :math:`\epsilon`.
+    r"""Noise scales of §5.2 of Wu, Xia & He (2020) for the same :math:`\epsilon`.
 
     ``*_scale`` are the quantities the paper compares (it calls them "variances"): Laplace :math:`\Delta f/\epsilon`,
     Gaussian DP mechanism :math:`\sqrt{2\ln(1.25/\delta)}\Delta f/\epsilon` (119), Gaussian privacy channel

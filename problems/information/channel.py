@@ -1,6 +1,6 @@
 r"""Privacy channels :math:`p(y \mid x_1, \dots, x_n)` as dense arrays.
 
-A privacy channel (Definition 3 of Wu, Xia, He, *Achieving Dalenius' goal*, paper 000) of a query
+A privacy channel (Definition 3 of Wu, Xia, He, *Achieving Dalenius' goal*, Wu, Xia & He (2020)) of a query
 :math:`f:\mathcal X\to\mathcal Y` with :math:`\mathcal X=\mathcal X_1\times\dots\times\mathcal X_n` is stored as an
 array ``W`` of shape ``(|X_1|, ..., |X_n|, |Y|)`` with ``W[x_1, ..., x_n, y] = p(y | x)``: one input axis per
 individual (record universes may have different sizes) and the output on the **last** axis.  Each fibre
@@ -179,7 +179,7 @@ class PrivacyChannel:
 
         Returns an array of shape ``(|X_I|, |X_(I)|, |Y|)``: entry ``[a, b, y]`` is
         :math:`p(y \mid x_I = a, x_{(I)} = b)` with both ``a`` and ``b`` in product order of the remaining axes.
-        For ``group = [i]`` this is the family of "hyperplanes" in Theorem 2 of paper 000 (eq. (42)).
+        For ``group = [i]`` this is the family of "hyperplanes" in Theorem 2 of Wu, Xia & He (2020) (eq. (42)).
         """
         group = _check_group(group, self.n)
         rest = [j for j in range(self.n) if j not in group]

@@ -3,7 +3,7 @@
 ``register(subparsers)`` adds two subcommands to the toolkit's ``argparse`` parser:
 
 ``capacity --channel PATH.npy [--bits] [--json] [--tol TOL] [--no-prune]``
-    Individual channel capacity C₁ (paper 000 Def. 5 / Theorem 2) of the channel array saved with ``numpy.save``:
+    Individual channel capacity C₁ (Wu, Xia & He 2020 Def. 5 / Theorem 2) of the channel array saved with ``numpy.save``:
     one axis per individual (record universe sizes may differ), the output on the last axis, each fibre along
     the last axis a pmf, ``W[x_1, ..., x_n, y] = p(y | x)``.  The JSON reports ``individual`` 1-based.
 

@@ -1,4 +1,4 @@
-r"""Group and composition privacy (paper 000 §6–7; paper 003).
+r"""Group and composition privacy (Wu, Xia & He 2020, §6–7; Wu 2019a).
 
 * k-group channel capacity (Definition 17, eq. (125)): :math:`C_k=\max_{X,|I|=k} I(X_I;Y)`.  The group form of
   Theorem 2 treats :math:`X_I` as one record against :math:`X_{(I)}`: :math:`C_k=\max_{|I|=k}\max_{B\in\mathbb S_I}C(B)`
@@ -49,7 +49,7 @@ def group_capacity(
     tol: float = DEFAULT_GAP,
     max_vertices: int = DEFAULT_MAX_VERTICES,
 ) -> IndividualCapacityResult:
-    r"""k-group channel capacity :math:`C_k` (paper 000 Definition 17) by the group form of Theorem 2.
+    r"""k-group channel capacity :math:`C_k` (Wu, Xia & He 2020 Definition 17) by the group form of Theorem 2.
 
     The returned result's ``group`` is the maximising :math:`I` (0-based; 1-based in ``to_dict``), ``vertex`` lists
     :math:`x_{(I)}` chosen for each value of :math:`x_I` (product order over ``group``), ``input_distribution`` is
@@ -67,7 +67,7 @@ def group_capacity(
 
 
 def compose_independent(*channels: PrivacyChannel | np.ndarray) -> PrivacyChannel:
-    r"""Basic composition (paper 000 eq. (138)): :math:`p(y^1,\dots,y^m|x)=\prod_j p(y^j|x)` on the same database.
+    r"""Basic composition (Wu, Xia & He 2020 eq. (138)): :math:`p(y^1,\dots,y^m|x)=\prod_j p(y^j|x)` on the same database.
 
     The composite output :math:`(y^1,\dots,y^m)` is flattened in product order (last channel fastest).
     """
@@ -119,7 +119,7 @@ def basic_composition(*channels: PrivacyChannel | np.ndarray) -> BasicCompositio
 def general_composition_channel(
     ch1: PrivacyChannel | np.ndarray, ch2: PrivacyChannel | np.ndarray
 ) -> PrivacyChannel:
-    r"""General composition (paper 000 eq. (153)) of two channels on datasets :math:`x^1, x^2` of the same ``n``.
+    r"""General composition (Wu, Xia & He 2020 eq. (153)) of two channels on datasets :math:`x^1, x^2` of the same ``n``.
 
     Individual :math:`i` owns the record :math:`(x_i^1, x_i^2)`, encoded as ``x_i^1 * |X_i^2| + x_i^2``; the
     output :math:`(y^1, y^2)` is encoded as ``y^1 * |Y^2| + y^2``.
@@ -139,7 +139,7 @@ def general_composition_channel(
 def cross_capacity(
     ch1: PrivacyChannel | np.ndarray, record_sizes2: tuple[int, ...] | list[int], *, tol: float = DEFAULT_GAP
 ) -> float:
-    r"""Cross capacity :math:`C_1^{2,1}` of Proposition 6 (paper 000, eqs. (164)–(165)), in nats.
+    r"""Cross capacity :math:`C_1^{2,1}` of Proposition 6 (Wu, Xia & He 2020, eqs. (164)–(165)), in nats.
 
     Information about an individual's record in dataset 2 revealed by the output :math:`Y^1` of channel 1 on
     dataset 1, for adversaries that correlate the datasets arbitrarily:
@@ -193,7 +193,7 @@ class ParallelCompositionExample:
 
 
 def parallel_composition_example(p: float = 0.2) -> ParallelCompositionExample:
-    r"""Proposition 7 of paper 000 on a concrete channel (see :class:`ParallelCompositionExample`)."""
+    r"""Proposition 7 of Wu, Xia & He (2020) on a concrete channel (see :class:`ParallelCompositionExample`)."""
     if not (0 <= p <= 1):
         raise InvalidInputError(f"flip probability p must lie in [0, 1], got {p!r}")
     bsc = np.array([[1 - p, p], [p, 1 - p]])

@@ -1,4 +1,4 @@
-r"""Information privacy for dependent sources (paper 001: Wu, Xia, He, *Statistical disclosure control via
+r"""Information privacy for dependent sources (Wu, Xia & He 2017: Wu, Xia, He, *Statistical disclosure control via
 information theory*).
 
 For a fixed, possibly correlated prior :math:`p(x)` and mechanism :math:`p(r|x)`, per individual :math:`i`:
@@ -51,7 +51,7 @@ def _joint_i(ch: PrivacyChannel, p: np.ndarray, i: int) -> np.ndarray:
 
 
 def information_privacy_ratios(channel: PrivacyChannel | np.ndarray, prior: np.ndarray) -> list[np.ndarray]:
-    r"""For each individual, the matrix :math:`\log\frac{\Pr[X_i=x_i,Y=r]}{\Pr[X_i=x_i]\Pr[Y=r]}` (paper 001 (9));
+    r"""For each individual, the matrix :math:`\log\frac{\Pr[X_i=x_i,Y=r]}{\Pr[X_i=x_i]\Pr[Y=r]}` (Wu, Xia & He 2017 (9));
     ``-inf`` where the joint is 0, ``nan`` where :math:`\Pr[X_i=x_i]` or :math:`\Pr[Y=r]` is 0."""
     ch = as_channel(channel)
     p = joint_prior(ch, prior)
@@ -78,7 +78,7 @@ class DependentPrivacyReport:
 
     @property
     def hierarchy_holds(self) -> bool:
-        """Proposition 1 of paper 001 (up to 1e-12)."""
+        """Proposition 1 of Wu, Xia & He (2017) (up to 1e-12)."""
         t = 1e-12
         return bool(
             np.all(self.inferential_privacy >= self.information_privacy - t)
@@ -102,7 +102,7 @@ class DependentPrivacyReport:
 def dependent_privacy_report(
     channel: PrivacyChannel | np.ndarray, prior: np.ndarray
 ) -> DependentPrivacyReport:
-    """All privacy levels of paper 001 §III for ``channel`` under the joint ``prior`` (shape ``record_sizes``)."""
+    """All privacy levels of Wu, Xia & He (2017) §III for ``channel`` under the joint ``prior`` (shape ``record_sizes``)."""
     ch = as_channel(channel)
     p = joint_prior(ch, prior)
     W = ch.array
@@ -145,7 +145,7 @@ def clamped_geometric_count_channel(n: int, eps: float) -> PrivacyChannel:
 
     :math:`P(r|c) = \frac{1-\alpha}{1+\alpha}\alpha^{|r-c|}` for :math:`0<r<n`, :math:`P(0|c)=\frac{\alpha^{c}}{1+\alpha}`,
     :math:`P(n|c)=\frac{\alpha^{n-c}}{1+\alpha}`, :math:`\alpha=e^{-\epsilon}`; this is :math:`\epsilon`-DP (the
-    clamped discrete Laplace mechanism), the discrete stand-in for the Laplace noise of paper 001 Example 1/2.
+    clamped discrete Laplace mechanism), the discrete stand-in for the Laplace noise of Wu, Xia & He (2017) Example 1/2.
     """
     e = _check_eps(eps)
     if int(n) < 1:
@@ -163,7 +163,7 @@ def clamped_geometric_count_channel(n: int, eps: float) -> PrivacyChannel:
 
 @dataclass(frozen=True, eq=False)
 class ContagiousExample:
-    """Example 2 of paper 001 (generalised to ``n`` family members; record 1 = infected)."""
+    """Example 2 of Wu, Xia & He (2017) (generalised to ``n`` family members; record 1 = infected)."""
 
     eps: float
     p_infected: float
@@ -229,7 +229,7 @@ def blocks_prior(
 
 @dataclass(frozen=True)
 class Theorem2Bound:
-    r"""Paper 001 Theorem 2: :math:`\eta`, :math:`b=-\log\eta`, the :math:`b` used (:math:`\le\epsilon(1-1/k)`) and the
+    r"""Wu, Xia & He (2017) Theorem 2: :math:`\eta`, :math:`b=-\log\eta`, the :math:`b` used (:math:`\le\epsilon(1-1/k)`) and the
     information-privacy level :math:`\epsilon-b+\log2` guaranteed for :math:`\epsilon/k`-DP mechanisms."""
 
     eps: float

@@ -1,7 +1,7 @@
 """The information-privacy section of the reproduction report: tables, the calibration figure and checks.
 
 :func:`reproduce_section` writes CSV + markdown tables (reference capacities, calibrated basic channels,
-Theorem 1 of paper 000, dependent sources, composition, the Gaussian noise comparison) and the figure
+Theorem 1 of Wu, Xia & He (2020), dependent sources, composition, the Gaussian noise comparison) and the figure
 ``info_calibration.{png,svg}`` (:func:`calibration_figure`); with a :class:`problems.report.Section` it also
 records the claims it checks and the prose of the report section.
 """
@@ -206,7 +206,7 @@ def reproduce_section(
         )
     if sec:
         sec.say(
-            "**Calibrated basic channels** (papers 000 §4–5, 004). Each channel is calibrated to the level ε by "
+            "**Calibrated basic channels** (Wu, Xia & He 2020, §4–5; Wu 2019b). Each channel is calibrated to the level ε by "
             "the paper's formula — p* of (57), λ of (83), N of (117) — and its C₁ is then computed independently "
             "by Theorem 2. The claim: C₁ ≤ ε, with equality for randomized response and the weakly symmetric "
             "exponential channel:"
@@ -222,7 +222,7 @@ def reproduce_section(
     if sec:
         sec.check(
             "calibrated channels satisfy C₁ ≤ ε",
-            "000 (57), (83), (115)–(117)",
+            "Wu, Xia & He (2020) (57), (83), (115)–(117)",
             "max (C₁ − ε) over 15 channels, nats",
             max(0.0, max(r[4] - r[1] for r in rows)),
             1e-9,
@@ -230,7 +230,7 @@ def reproduce_section(
         tight = [r for r in rows if r[0].startswith("randomized") or "weakly symmetric=True" in r[0]]
         sec.check(
             "randomized response (57) and symmetric exponential (83) are tight: C₁ = ε",
-            "000 (57), (83)",
+            "Wu, Xia & He (2020) (57), (83)",
             "max |C₁ − ε|, nats",
             max(abs(r[4] - r[1]) for r in tight),
             1e-8,
@@ -243,7 +243,7 @@ def reproduce_section(
         rows.append([eps, c.laplace_scale, c.gaussian_dp_scale, c.gaussian_channel_scale, c.laplace_std])
     if sec:
         sec.say(
-            "**Noise scales** of the Laplace, (ε, δ)-DP Gaussian and Gaussian privacy channel (000 §5.2):"
+            "**Noise scales** of the Laplace, (ε, δ)-DP Gaussian and Gaussian privacy channel (Wu, Xia & He 2020, §5.2):"
         )
     _write_table(
         out_dir,
@@ -263,7 +263,7 @@ def reproduce_section(
         rows.append([f"random (2,2)->3 #{t}", dp_level(W), mi.sequence[-1][1], individual_capacity(W).c1])
     if sec:
         sec.say(
-            "**Theorem 1 of paper 000**: under independent records, max-information privacy equals the DP level "
+            "**Theorem 1 of Wu, Xia & He (2020)**: under independent records, max-information privacy equals the DP level "
             "of the channel (the max-information is computed at δ = 1e-8):"
         )
     _write_table(
@@ -277,7 +277,7 @@ def reproduce_section(
     if sec:
         sec.check(
             "max-information privacy = ε-DP level under independence",
-            "000 Theorem 1",
+            "Wu, Xia & He (2020) Theorem 1",
             "max |I∞ − DP level|, nats",
             max(abs(r[2] - r[1]) for r in rows),
             1e-6,
@@ -288,7 +288,7 @@ def reproduce_section(
         rows.append([p1, example.dp_level, example.log_ratio, example.limit])
     if sec:
         sec.say(
-            "**Dependent sources** (paper 001, Example 2, contagious disease): an ε-DP mechanism (ε = 0.5) leaks "
+            "**Dependent sources** (Wu, Xia & He 2017, Example 2, contagious disease): an ε-DP mechanism (ε = 0.5) leaks "
             "a log-ratio (9) that tends to 2ε as the infection probability tends to 0:"
         )
     _write_table(
@@ -302,7 +302,7 @@ def reproduce_section(
     if sec:
         sec.check(
             "dependent records: log-ratio (9) → 2ε (Example 2)",
-            "001 Example 2",
+            "Wu, Xia & He (2017) Example 2",
             "|log-ratio − 2ε| at p = 1e-6, nats",
             abs(rows[-1][2] - rows[-1][3]),
             1e-5,
@@ -323,14 +323,14 @@ def reproduce_section(
     ]
     if sec:
         sec.say(
-            "**Composition** (paper 003): the C₁ of the basic composition of two random channels is at most the "
+            "**Composition** (Wu 2019a): the C₁ of the basic composition of two random channels is at most the "
             "sum of the parts (138); a parallel composition can exceed one part's C₁ by τ (Prop. 7):"
         )
     _write_table(out_dir, "info_composition", ["quantity", "nats"], rows, written, sec)
     if sec:
         sec.check(
             "basic composition: C₁(composite) ≤ C₁(part 1) + C₁(part 2)",
-            "003 (138)",
+            "Wu (2019a) (138)",
             "max(0, C₁ composite − sum of parts), nats",
             max(0.0, bc.composite - sum(bc.parts)),
             1e-9,
@@ -347,14 +347,14 @@ def reproduce_section(
         )
         sec.check(
             "calibration curve: C₁(RR(p*(ε))) = ε on 34 levels",
-            "000 (57)",
+            "Wu, Xia & He (2020) (57)",
             "max |C₁ − ε|, nats",
             float(np.max(np.abs(data["rr_c1"] - data["eps"]))),
             1e-8,
         )
         sec.check(
             "Gaussian channel: amplitude-constrained C₁ ≤ bound (115) ≤ ε",
-            "000 (115), (117)",
+            "Wu, Xia & He (2020) (115), (117)",
             "max violation, nats",
             float(
                 max(

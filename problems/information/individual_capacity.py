@@ -1,7 +1,7 @@
-r"""Individual channel capacity :math:`C_1` (Definition 5 of paper 000) via Theorem 2.
+r"""Individual channel capacity :math:`C_1` (Definition 5 of Wu, Xia & He (2020)) via Theorem 2.
 
 .. math:: C_1 = \max_{i\in[n],\,X\in\Delta(\mathcal X)} I(X_i;Y)
-              = \max_{i\in[n]}\max_{B\in\mathbb S_i} C(B) \qquad\text{(paper 000, eqs. (1), (48))}.
+              = \max_{i\in[n]}\max_{B\in\mathbb S_i} C(B) \qquad\text{(Wu, Xia & He 2020, eqs. (1), (48))}.
 
 A channel satisfies :math:`\epsilon`-information privacy (Definition 6, eq. (2)) iff :math:`C_1\le\epsilon`.
 The search over vertex channels, its deduplication and pruning are in :mod:`problems.information.vertex`.
@@ -154,7 +154,7 @@ def individual_capacity(
     prune: bool = True,
     max_vertices: int = DEFAULT_MAX_VERTICES,
 ) -> IndividualCapacityResult:
-    r"""Individual channel capacity :math:`C_1` of ``channel`` (paper 000, Definition 5 and Theorem 2).
+    r"""Individual channel capacity :math:`C_1` of ``channel`` (Wu, Xia & He 2020, Definition 5 and Theorem 2).
 
     Parameters
     ----------

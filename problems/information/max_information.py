@@ -1,4 +1,4 @@
-r"""Max-information privacy and differential privacy (paper 000 §2.1, Definitions 7–10, Theorem 1).
+r"""Max-information privacy and differential privacy (Wu, Xia & He 2020, §2.1, Definitions 7–10, Theorem 1).
 
 * Max-mutual information (Definition 7, eq. (3)): :math:`I_\infty(X_i;Y)=\max_{x_i,y}\log\frac{p(y|x_i)}{p(y)}`
   over :math:`x_i` with :math:`p(x_i)>0` and :math:`y` with :math:`p(y)>0`.
@@ -82,7 +82,7 @@ def dp_witness(channel: PrivacyChannel | np.ndarray) -> DPWitness:
 
 
 def dp_level(channel: PrivacyChannel | np.ndarray) -> float:
-    r""":math:`\epsilon_{DP}=\max_{x\sim x',y}\log p(y|x)/p(y|x')` in nats (paper 000 Definition 10)."""
+    r""":math:`\epsilon_{DP}=\max_{x\sim x',y}\log p(y|x)/p(y|x')` in nats (Wu, Xia & He 2020 Definition 10)."""
     return dp_witness(channel).eps
 
 

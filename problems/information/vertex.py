@@ -1,4 +1,4 @@
-r"""Vertex-channel search: the engine behind Theorem 2 of paper 000 (and its group form).
+r"""Vertex-channel search: the engine behind Theorem 2 of Wu, Xia & He (2020) (and its group form).
 
 For a group of records :math:`I` (a single individual :math:`i` in Theorem 2), every adversary
 :math:`X\in\Delta(\mathcal X)` induces the channel :math:`p(y\mid x_I)=\sum_{x_{(I)}} p(y\mid x_I,x_{(I)})

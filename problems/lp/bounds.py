@@ -204,7 +204,7 @@ def tight_reference(spec: RatioLPSpec, eps: float) -> np.ndarray | None:
     """E_d at the level ε − ε_min − η (η = 1e-9 relative), normalised: feasible with a slack of e^η per row.
 
     E_d at level ε − ε_min is feasible at ε (ε-DP; for PD-I, (ε − ε_X)-DP implies ε-identifiability), and its
-    cost for the Hamming programs is h(ε − ε_min) — Theorem 1's upper bound of paper 002.  The slack η covers
+    cost for the Hamming programs is h(ε − ε_min) — Theorem 1's upper bound of Wang, Ying & Zhang (2016).  The slack η covers
     the rounding that :func:`verify` accounts for; the point is used only if :func:`verify` passes.
     """
     level = eps - spec.eps_min
@@ -404,7 +404,7 @@ def certify(
 ) -> LPCertificate:
     """Repair ``z`` to an exactly feasible point, bound the optimum from both sides, decide certification.
 
-    ``known_lower`` is a lower bound proved elsewhere (a closed form of paper 002); the larger one is kept.
+    ``known_lower`` is a lower bound proved elsewhere (a closed form of Wang, Ying & Zhang (2016)); the larger one is kept.
     """
     zr, t = repair(spec, z, eps)
     up = upper_bound(spec, zr) if zr is not None else math.inf

@@ -203,7 +203,7 @@ def dense_spec(
 ) -> RatioLPSpec:
     """The dense ratio LP on ``space``: z = Z.ravel() (``x*K + y``), ratio row ``p*K + y``.
 
-    ``cost`` is N×K: K = N outputs (the databases, as in paper 002) or any output alphabet (mechanism design).
+    ``cost`` is N×K: K = N outputs (the databases, as in Wang, Ying & Zhang (2016)) or any output alphabet (mechanism design).
     ``row_mass`` gives the row sums (``None``: a single total-mass-one constraint, as R-PD);
     ``pair_log_kappa`` the per-pair ln κ (default 0).
     """

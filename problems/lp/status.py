@@ -16,7 +16,7 @@ class Status(StrEnum):
     ``inaccurate``
         an answer whose bounds are valid but wider than the tolerance (the value may be wrong).
     ``infeasible``
-        proved infeasible (paper 002, Lemma 3, or a certificate the toolkit checks).
+        proved infeasible (Wang, Ying & Zhang 2016, Lemma 3, or a certificate the toolkit checks).
     ``failed``
         no back end produced a usable point; the bounds are what the toolkit can prove without one.
 

@@ -1,7 +1,7 @@
 r"""Ratio LPs at privacy levels so large that the optimum is below :data:`~problems.lp.bounds.ABSOLUTE_GAP`.
 
 At large ε the optimum of PD-DP, PD-I and R-PD (Hamming distortion) lies in :math:`[0, h(\epsilon - \epsilon_{\min})]`
-(paper 002, Theorem 1: E_d at level ε − ε_min is feasible, with distortion h), and h(ε) ≈ n(m−1)e^{−ε} leaves
+(Wang, Ying & Zhang 2016, Theorem 1: E_d at level ε − ε_min is feasible, with distortion h), and h(ε) ≈ n(m−1)e^{−ε} leaves
 the range of normal doubles near ε ≈ 700 (e^ε overflows at 709.78).  There the LP means nothing numerically,
 and no LP is needed: the enclosure :math:`[\ell, U]`, with U the objective of an exactly feasible point, is
 certified by the absolute tolerance of the status rule as soon as :math:`U - \ell \le` ``ABSOLUTE_GAP``.
@@ -50,7 +50,7 @@ TINY_MIN_LEVEL = 300.0
 
 #: ``certificate.basis`` of such an answer.
 TINY_BASIS = (
-    "theorem: paper 002 Theorem 1 (0 ≤ optimum ≤ h(ε − ε_min)); the exactly feasible point is E_d at "
+    "theorem: Wang, Ying & Zhang (2016) Theorem 1 (0 ≤ optimum ≤ h(ε − ε_min)); the exactly feasible point is E_d at "
     "ε − ε_min with entries floored at 2^-1000 (verified in logarithms); the enclosure is certified by the "
     f"absolute tolerance {ABSOLUTE_GAP:g}"
 )

@@ -3,11 +3,11 @@ r"""The papers' programs written as :class:`~problems.model.MechanismModel` inst
 =============  ===============================================================================  =============
 function       model                                                                            path
 =============  ===============================================================================  =============
-:func:`pd_dp`  min E d(X,Y), ε-DP on Hamming neighbours (paper 002, (13)–(15))                  lp-core
-:func:`pd_i`   min E d(X,Y), ε-identifiability on Hamming neighbours (paper 002, (8)–(12))      lp-core
-:func:`r_pd`   R-PD (paper 002, (20)–(24)) posed at the uniform prior (see its docstring)       lp-core
-:func:`pd_mip` min I(X;Y) s.t. E d(X,Y) ≤ D (paper 002, (28)–(30))                            cvxpy-conic
-:func:`design` min E d(f(X),Y) s.t. C₁ ≤ ε over vertex channels (paper 000, Theorem 2)          cvxpy-conic
+:func:`pd_dp`  min E d(X,Y), ε-DP on Hamming neighbours (Wang, Ying & Zhang 2016, (13)–(15))                  lp-core
+:func:`pd_i`   min E d(X,Y), ε-identifiability on Hamming neighbours (Wang, Ying & Zhang 2016, (8)–(12))      lp-core
+:func:`r_pd`   R-PD (Wang, Ying & Zhang 2016, (20)–(24)) posed at the uniform prior (see its docstring)       lp-core
+:func:`pd_mip` min I(X;Y) s.t. E d(X,Y) ≤ D (Wang, Ying & Zhang 2016, (28)–(30))                            cvxpy-conic
+:func:`design` min E d(f(X),Y) s.t. C₁ ≤ ε over vertex channels (Wu, Xia & He 2020, Theorem 2)          cvxpy-conic
 =============  ===============================================================================  =============
 
 They are solved in full (never orbit-reduced, never by the theorem path of :mod:`problems.programs`), so
@@ -54,7 +54,7 @@ def r_pd(space: DatabaseSpace, eps: float) -> MechanismModel:
 
     R-PD relaxes PD-I's input marginal to any joint of total mass one; a model fixes a prior.  The two
     optima are equal: PD-I(uniform) ≥ R-PD (a restriction), and R-PD's optimal joint, the kernel
-    :math:`e^{-\epsilon d}/(N(1+(m-1)e^{-\epsilon})^n)` (paper 002, Lemma 1), has the uniform marginal and is
+    :math:`e^{-\epsilon d}/(N(1+(m-1)e^{-\epsilon})^n)` (Wang, Ying & Zhang 2016, Lemma 1), has the uniform marginal and is
     ε-identifiable, so PD-I(uniform) ≤ R-PD = h(ε).
     """
     return _model(space, np.full(space.size, 1.0 / space.size), "r-pd").add(

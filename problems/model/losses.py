@@ -2,7 +2,7 @@ r"""Loss matrices ``L[x, y]`` for a mechanism-design model (rows: inputs, column
 
 The expected loss of a mechanism W under a prior p is :math:`\sum_{x,y} p(x) W[x,y] L[x,y]`.
 
-* :func:`hamming` — Hamming distance between databases (rows that differ), as in paper 002 (PD-DP, PD-I);
+* :func:`hamming` — Hamming distance between databases (rows that differ), as in Wang, Ying & Zhang (2016) (PD-DP, PD-I);
 * :func:`absolute`, :func:`squared` — :math:`|f(x) - y|` and :math:`(f(x) - y)^2` for a numeric query f;
 * :func:`zero_one` — :math:`1[x \ne y]` (identity release);
 * :func:`as_loss` — any finite matrix, validated.
@@ -44,7 +44,7 @@ def as_loss(L, N: int | None = None) -> np.ndarray:
 
 
 def hamming(space: DatabaseSpace) -> np.ndarray:
-    """``(N, N)`` Hamming distance between the databases of ``space`` (the distortion of paper 002)."""
+    """``(N, N)`` Hamming distance between the databases of ``space`` (the distortion of Wang, Ying & Zhang (2016))."""
     if not isinstance(space, DatabaseSpace):
         raise InvalidInputError(f"hamming needs a DatabaseSpace, got {type(space).__name__}")
     return space.hamming_matrix()

@@ -248,12 +248,12 @@ class MechanismModel:
         return self._build()[0]
 
     def recognised(self) -> tuple[str, Any, float] | None:
-        """``(program, space, ε)`` when the model *is* PD-DP or PD-I of paper 002, else ``None``.
+        """``(program, space, ε)`` when the model *is* PD-DP or PD-I of Wang, Ying & Zhang (2016), else ``None``.
 
         That is: the expected Hamming loss on the databases of a :class:`~problems.database.DatabaseSpace`
         (outputs = inputs), one ε-DP or ε-identifiability constraint with that space's neighbours, and nothing
         else.  Such a model is solved by :class:`~problems.programs.PDDP` / :class:`~problems.programs.PDI`,
-        with their theorem path (closed forms of paper 002) and structured interior-point method.
+        with their theorem path (closed forms of Wang, Ying & Zhang (2016)) and structured interior-point method.
         """
         from .privacy import Differential, Identifiability
 
@@ -332,7 +332,9 @@ class MechanismModel:
         if path not in PATHS:
             raise InvalidInputError(f"path must be one of {PATHS}, got {path!r}")
         for c in self.constraints:
-            reason = c.infeasibility(self.ctx)  # e.g. identifiability below ε_X (paper 002, Lemma 3)
+            reason = c.infeasibility(
+                self.ctx
+            )  # e.g. identifiability below ε_X (Wang, Ying & Zhang 2016, Lemma 3)
             if reason is not None:
                 raise InfeasibleProgramError(self.name, reason)
         route = self.route()

@@ -3,7 +3,7 @@ r"""Neighbour relations of a mechanism-design model: which pairs of inputs a pri
 A relation is given as
 
 * a :class:`~problems.database.DatabaseSpace` — *bounded* neighbours: databases of n rows at Hamming
-  distance 1 (one row changes value), as in paper 002;
+  distance 1 (one row changes value), as in Wang, Ying & Zhang (2016);
 * an :class:`UnboundedSpace` — *unbounded* neighbours: databases of every size 0..n, neighbours when one is
   obtained from the other by adding or removing one row;
 * ``"all"`` — every pair of distinct inputs (local differential privacy);

@@ -24,10 +24,10 @@ constructor            constraint on W
 ``local``              ε-DP with every pair of inputs neighbours (Kairouz, Oh & Viswanath 2014)
 ``metric``             :math:`W[x,y] \le e^{\epsilon D_X[x,x']} W[x',y]` (Chatzikokolakis et al. 2013)
 ``identifiability``    :math:`p(x)W[x,y] \le e^\epsilon p(x')W[x',y]`, i.e. :math:`p(x\mid y) \le e^\epsilon
-                       p(x'\mid y)` (paper 002, (8); PD-I)
+                       p(x'\mid y)` (Wang, Ying & Zhang 2016, (8); PD-I)
 ``mutual_information`` :math:`I(X;Y) = \sum_{x,y} p(x)W[x,y]\ln(W[x,y]/q(y)) \le I_{\max}`, q = pᵀW (nats)
 ``individual_capacity`` :math:`C(B) \le \epsilon` for every vertex channel B of every individual
-                       (paper 000, Theorem 2), via :math:`\exists q_B: D(B_a\|q_B) \le \epsilon\ \forall a`
+                       (Wu, Xia & He 2020, Theorem 2), via :math:`\exists q_B: D(B_a\|q_B) \le \epsilon\ \forall a`
 ``expected_loss``      :math:`\sum_{x,y} p(x)W[x,y]L[x,y] \le D`
 =====================  ==========================================================================================
 """
@@ -405,12 +405,12 @@ class Metric(_Ratio):
 
 @dataclass(frozen=True)
 class Identifiability(_Ratio):
-    r"""ε-identifiability (paper 002, Definition 2): :math:`p(x|y) \le e^\epsilon p(x'|y)` for x ~ x'.
+    r"""ε-identifiability (Wang, Ying & Zhang 2016, Definition 2): :math:`p(x|y) \le e^\epsilon p(x'|y)` for x ~ x'.
 
     In the mechanism: :math:`p(x)W[x,y] \le e^\epsilon p(x')W[x',y]` (multiply by p(y) ≥ 0; exact as in PD-I),
     solved in the form :math:`W[x,y] \le e^{\epsilon + \ln p(x') - \ln p(x)} W[x',y]`.  Summing over y gives
     :math:`p(x) \le e^\epsilon p(x')`, so the program is infeasible below
-    :math:`\epsilon_X = \max_{x\sim x'} \ln(p(x)/p(x'))` (paper 002, Lemma 3).
+    :math:`\epsilon_X = \max_{x\sim x'} \ln(p(x)/p(x'))` (Wang, Ying & Zhang 2016, Lemma 3).
     """
 
     eps: float
@@ -443,7 +443,7 @@ class Identifiability(_Ratio):
         if self.eps < e_x - 1e-12:
             return (
                 f"ε = {self.eps:.6g} < ε_X = {e_x:.6g}: summing p(x)W[x,y] ≤ e^ε p(x')W[x',y] over y forces "
-                "p(x) ≤ e^ε p(x') for all neighbours, which this prior violates (paper 002, Lemma 3)"
+                "p(x) ≤ e^ε p(x') for all neighbours, which this prior violates (Wang, Ying & Zhang 2016, Lemma 3)"
             )
         return None
 
@@ -509,7 +509,7 @@ def mutual_information_expr(W: cp.Variable, p: np.ndarray) -> cp.Expression:
 
 @dataclass(frozen=True)
 class MutualInformation(PrivacyConstraint):
-    r"""Mutual-information privacy: :math:`I(X;Y) \le I_{\max}` (nats; paper 002, Definition 4).
+    r"""Mutual-information privacy: :math:`I(X;Y) \le I_{\max}` (nats; Wang, Ying & Zhang 2016, Definition 4).
 
     Convex in W for a fixed prior.  ``mutual_information()`` without ``at_most`` is the objective
     :math:`\min I(X;Y)` of :meth:`MechanismModel.minimise` (PD-MIP).
@@ -566,9 +566,9 @@ class MutualInformation(PrivacyConstraint):
 
 @dataclass(frozen=True)
 class IndividualCapacity(PrivacyConstraint):
-    r"""ε-information privacy: individual channel capacity :math:`C_1 \le \epsilon` (paper 000, Def. 5).
+    r"""ε-information privacy: individual channel capacity :math:`C_1 \le \epsilon` (Wu, Xia & He 2020, Def. 5).
 
-    Inputs are databases of ``shape = (m,)*n`` records (itertools.product order).  By Theorem 2 of paper 000,
+    Inputs are databases of ``shape = (m,)*n`` records (itertools.product order).  By Theorem 2 of Wu, Xia & He (2020),
     :math:`C_1 = \max_i \max_{B\in\mathbb S_i} C(B)`, and with the Csiszár–Gallager min–max form
     :math:`C(B)\le\epsilon \iff \exists q_B: D(B_a\|q_B)\le\epsilon\ \forall a` (jointly convex).  The vertex
     channels are those of :func:`problems.design.enumerate_vertices` (the same reductions as the design
@@ -719,7 +719,7 @@ def metric(eps: float, *, distance) -> Metric:
 
 
 def identifiability(eps: float, *, neighbours="all") -> Identifiability:
-    """ε-identifiability on the posterior (paper 002)."""
+    """ε-identifiability on the posterior (Wang, Ying & Zhang 2016)."""
     return Identifiability(eps, neighbours)
 
 

@@ -1,4 +1,4 @@
-r"""PD-MIP (paper 002, (28)–(30)) for i.i.d. priors, reduced exactly to one row (single-letterisation).
+r"""PD-MIP (Wang, Ying & Zhang 2016, (28)–(30)) for i.i.d. priors, reduced exactly to one row (single-letterisation).
 
 The program is
 

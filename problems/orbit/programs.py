@@ -1,4 +1,4 @@
-r"""Orbit-reduced PD-DP, PD-I and R-PD (paper 002) for priors invariant under permuting rows.
+r"""Orbit-reduced PD-DP, PD-I and R-PD (Wang, Ying & Zhang 2016) for priors invariant under permuting rows.
 
 Derivation (full version in ``docs/orbit_reduction.md``).  S_n acts on pairs (x, y) by permuting the rows of
 x and y together.  For an exchangeable prior p_X(σx) = p_X(x), d(σx, σy) = d(x, y) and σ maps neighbours to
@@ -244,7 +244,7 @@ class _Base:
         )
 
     def _distance_theorem(self, eps: float) -> SolveResult:
-        """Uniform prior (PD-DP, PD-I) and R-PD on the distance reduction: the optimum is h(ε) (paper 002,
+        """Uniform prior (PD-DP, PD-I) and R-PD on the distance reduction: the optimum is h(ε) (Wang, Ying & Zhang 2016,
         Lemma 1; Lemma 5 / Theorem 1 (19) with ε_X = 0; Lemma 4 with ε̃_X = 0), attained by E_d, whose distance
         law is g[l] = N_l e^{−εl}/(1+(m−1)e^{−ε})ⁿ."""
         from ..closed_forms import h
@@ -255,10 +255,10 @@ class _Base:
         u = np.exp(self.lp.spec.log_profile(eps))
         u = u / u.sum()
         theorem = {
-            "r-pd": "paper 002 Lemma 1: R-PD = h(ε), attained by E_d with a uniform input marginal (R-PD has no "
+            "r-pd": "Wang, Ying & Zhang (2016) Lemma 1: R-PD = h(ε), attained by E_d with a uniform input marginal (R-PD has no "
             "prior: the input marginal is a variable)",
-            "pd-dp": "paper 002 Lemma 5 (E_d) and Theorem 1 (19), uniform prior (ε_X = 0)",
-            "pd-i": "paper 002 Lemma 4 (E_i = E_d), uniform prior (ε̃_X = 0), and Lemma 1",
+            "pd-dp": "Wang, Ying & Zhang (2016) Lemma 5 (E_d) and Theorem 1 (19), uniform prior (ε_X = 0)",
+            "pd-i": "Wang, Ying & Zhang (2016) Lemma 4 (E_i = E_d), uniform prior (ε̃_X = 0), and Lemma 1",
         }[self.program]
         sol = self._theorem_solution(u, value, bounds, theorem, eps)
         return self._result(sol, "distance", {"theorem": theorem})
@@ -393,7 +393,7 @@ class _PriorProgram(_Base):
             return self._constant_theorem(eps)  # no interior (or nε ≤ 1e-7): the best constant mechanism
         if path == "theorem" and self.program == "pd-dp":
             raise InvalidInputError(
-                "no theorem of paper 002 gives PD-DP in closed form for a non-uniform prior"
+                "no theorem of Wang, Ying & Zhang (2016) gives PD-DP in closed form for a non-uniform prior"
             )
         backend = self.backend
         if backend == "block" and self.m == 2 and eps >= SCALE_MIN_EPS:
@@ -405,7 +405,7 @@ class _PriorProgram(_Base):
 
 
 class ReducedPDDP(_PriorProgram):
-    """PD-DP (paper 002, (13)–(15)) reduced to joint types (or distances for the uniform prior).
+    """PD-DP (Wang, Ying & Zhang 2016, (13)–(15)) reduced to joint types (or distances for the uniform prior).
 
     ``ReducedPDDP(prior).solve(eps)`` returns the same :class:`~problems.result.SolveResult` as
     :class:`problems.programs.PDDP`; the duals and certificate refer to the reduced LP.  ``prior`` is a
@@ -419,7 +419,7 @@ class ReducedPDDP(_PriorProgram):
 
 
 class ReducedPDI(_PriorProgram):
-    """PD-I (paper 002, (8)–(12), as the LP in the joint) reduced to joint types (distances if uniform).
+    """PD-I (Wang, Ying & Zhang 2016, (8)–(12), as the LP in the joint) reduced to joint types (distances if uniform).
 
     Ratio coefficients carry the extra factor p_X(x')/p_X(x).  Infeasible for ε < ε_X (Lemma 3), computed here
     over moves between x-types: ε_X = max |ln p_X(x') − ln p_X(x)|.
@@ -513,7 +513,9 @@ class ReducedPDI(_PriorProgram):
         W1 = W1 / W1.sum(axis=1, keepdims=True)
         value = float(h(eps, n, m))
         bounds = Bounds(value * (1 - CLOSED_FORM_MARGIN), value * (1 + CLOSED_FORM_MARGIN))
-        theorem = "paper 002 Lemma 4 (E_i = E_i^(1)⊗n for an i.i.d. prior, ε ≥ ε̃_X) and Lemma 1"
+        theorem = (
+            "Wang, Ying & Zhang (2016) Lemma 4 (E_i = E_i^(1)⊗n for an i.i.d. prior, ε ≥ ε̃_X) and Lemma 1"
+        )
         if self.space.size <= self.lift_limit:
             from ..certificate import theorem_certificate
             from ..closed_forms import apply_kron
@@ -556,7 +558,7 @@ class ReducedPDI(_PriorProgram):
             raise InfeasibleProgramError(
                 self.program,
                 f"ε = {e!r} is below ε_X ≈ {self.eps_X!r}: summing (8) over y forces p_X(x) ≤ e^ε p_X(x') for "
-                "all neighbours, which this prior violates (paper 002, Lemma 3"
+                "all neighbours, which this prior violates (Wang, Ying & Zhang 2016, Lemma 3"
                 + ("; decided exactly)" if near_eps_X(e, self.eps_X) and exact is not None else ")"),
             )
         if path not in ("auto", "lp", "theorem"):
@@ -567,7 +569,7 @@ class ReducedPDI(_PriorProgram):
                 return res
             if path == "theorem":
                 raise InvalidInputError(
-                    "the reduced theorem path of PD-I needs an i.i.d. prior and ε ≥ ε̃_X (paper 002, Lemma 4)"
+                    "the reduced theorem path of PD-I needs an i.i.d. prior and ε ≥ ε̃_X (Wang, Ying & Zhang 2016, Lemma 4)"
                 )
         at_boundary = e - self.eps_X <= 1e-9 * (1.0 + abs(e))  # no interior: one back end answers (lp.chain)
         if self.backend == "block" and (at_boundary or (self.m >= 3 and e - self.eps_X < PDI_BLOCK_MARGIN)):
@@ -581,7 +583,7 @@ class ReducedPDI(_PriorProgram):
 
 
 class ReducedRPD(_Base):
-    """R-PD (paper 002, (20)–(24)) reduced to the distance d(x, y): n + 1 variables, optimum h(ε) (Lemma 1).
+    """R-PD (Wang, Ying & Zhang 2016, (20)–(24)) reduced to the distance d(x, y): n + 1 variables, optimum h(ε) (Lemma 1).
 
     The lifted optimal joint has uniform input marginal (``extras["p_x"]`` when lifted).
     """
@@ -638,7 +640,7 @@ def choose_backend(reduction: str, m: int, variables: int) -> str:
 
 
 def _eps_X(prior: SymmetricPrior) -> float:
-    """ε_X (paper 002, (16)) of a symmetric prior, over moves t → t − e_a + e_a' of x-types.
+    """ε_X (Wang, Ying & Zhang 2016, (16)) of a symmetric prior, over moves t → t − e_a + e_a' of x-types.
 
     Uniform and i.i.d. priors use the closed form ln(π_max/π_min) (:func:`problems.prior_constants.eps_X_iid`,
     any n and m); a mixture enumerates its C(n+m−1, m−1) x-types, refused by the memory guard when they would

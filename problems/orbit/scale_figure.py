@@ -1,4 +1,4 @@
-r"""ε*_d(D)/n and ε*_i(D)/n against D/n at several n, with h⁻¹ (paper 002, Theorem 1, (17)–(19)).
+r"""ε*_d(D)/n and ε*_i(D)/n against D/n at several n, with h⁻¹ (Wang, Ying & Zhang 2016, Theorem 1, (17)–(19)).
 
 ε*(D) = min{ε : D*(ε) ≤ D} is the inverse of the non-increasing D*(ε).  Each point is computed exactly, by a
 safeguarded Newton iteration on f(ε) = D*(ε) − D that re-solves the reduced LP (only e^ε changes):
@@ -383,7 +383,7 @@ def _record(sec, rows, ns, label, png, iid: bool = True) -> None:  # noqa: ANN00
     all_ns = sorted({r["n"] for r in rows})
     pre = [n for n in all_ns if n not in ns]
     sec.say(
-        f"**Theorem 1 of paper 002 at scale.** ε*_d(D) and ε*_i(D) for the {label} at "
+        f"**Theorem 1 of Wang, Ying & Zhang (2016) at scale.** ε*_d(D) and ε*_i(D) for the {label} at "
         f"n = {', '.join(map(str, all_ns))}, each point by Newton inversion of the orbit-reduced LP"
         + (f" (n = {', '.join(map(str, pre))}: precomputed rows shipped with the package)" if pre else "")
         + ". Checked: ε*_d ≤ max{h⁻¹(D), 0} ≤ max{h⁻¹(D), ε_X} ≤ ε*_i at every point."
@@ -408,10 +408,18 @@ def _record(sec, rows, ns, label, png, iid: bool = True) -> None:  # noqa: ANN00
     )
     top = max(all_ns, default=0)
     sec.check(
-        f"ε*_d(D) ≤ max{{h⁻¹(D), 0}} at n ≤ {top}", "002 Theorem 1 (19)", "max violation, nats", dp, tol
+        f"ε*_d(D) ≤ max{{h⁻¹(D), 0}} at n ≤ {top}",
+        "Wang, Ying & Zhang (2016) Theorem 1 (19)",
+        "max violation, nats",
+        dp,
+        tol,
     )
     sec.check(
-        f"ε*_i(D) ≥ max{{h⁻¹(D), ε_X}} at n ≤ {top}", "002 Theorem 1 (18)", "max violation, nats", vi, tol
+        f"ε*_i(D) ≥ max{{h⁻¹(D), ε_X}} at n ≤ {top}",
+        "Wang, Ying & Zhang (2016) Theorem 1 (18)",
+        "max violation, nats",
+        vi,
+        tol,
     )
 
 

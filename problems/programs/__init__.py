@@ -1,4 +1,4 @@
-"""The privacy–distortion programs of paper 002, each compiled once with CVXPY Parameters (DPP)."""
+"""The privacy–distortion programs of Wang, Ying & Zhang (2016), each compiled once with CVXPY Parameters (DPP)."""
 
 from .pd_dp import PDDP, solve_pd_dp
 from .pd_i import PDI, solve_pd_i

@@ -1,4 +1,4 @@
-r"""PD-DP: the privacy–distortion program under differential privacy (paper 002, (13)–(15)).
+r"""PD-DP: the privacy–distortion program under differential privacy (Wang, Ying & Zhang 2016, (13)–(15)).
 
 .. math::
 
@@ -77,7 +77,7 @@ class PDDP:
                 self.prior.pmf,
                 E,
                 safe_h_lower(eps, n, m),
-                "paper 002 Lemma 5 (E_d) and Theorem 1 (19) with ε_X = 0",
+                "Wang, Ying & Zhang (2016) Lemma 5 (E_d) and Theorem 1 (19) with ε_X = 0",
             )
         return None
 
@@ -94,7 +94,7 @@ class PDDP:
                 return res
             if path == "theorem":
                 raise InvalidInputError(
-                    "no theorem of paper 002 gives PD-DP in closed form for this prior and ε"
+                    "no theorem of Wang, Ying & Zhang (2016) gives PD-DP in closed form for this prior and ε"
                 )
         known = 0.0
         if self.hamming and np.isfinite(self.eps_X):

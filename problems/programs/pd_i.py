@@ -1,4 +1,4 @@
-r"""PD-I: the privacy–distortion program under identifiability (paper 002, (8)–(12)).
+r"""PD-I: the privacy–distortion program under identifiability (Wang, Ying & Zhang 2016, (8)–(12)).
 
 The paper states PD-I in :math:`(p_{X|Y}, p_Y)`, where it is bilinear.  With the joint
 :math:`q(x,y) = p_Y(y)\,p_{X|Y}(x|y)` it is the exact linear program (``docs/programs.md``, notes §1)
@@ -101,12 +101,12 @@ class PDI:
             return (
                 f"ε = {eps!r} is below ε_X = ln max p_X(x)/p_X(x') over neighbours (≈ {self.eps_X!r}; decided "
                 "exactly: e^ε < p_X(x)/p_X(x') for some neighbours): summing (8) over y forces p_X(x) ≤ "
-                "e^ε p_X(x') (paper 002, Lemma 3)"
+                "e^ε p_X(x') (Wang, Ying & Zhang 2016, Lemma 3)"
             )
         if eps < self.eps_X - EPS_X_TOLERANCE:
             return (
                 f"ε = {eps:.6g} < ε_X = {self.eps_X:.6g}: summing (8) over y forces p_X(x) ≤ e^ε p_X(x') for all "
-                "neighbours, which this prior violates (paper 002, Lemma 3)"
+                "neighbours, which this prior violates (Wang, Ying & Zhang 2016, Lemma 3)"
             )
         return None
 
@@ -181,7 +181,7 @@ class PDI:
             self.prior.pmf,
             E,
             safe_h_lower(eps, self.space.n, self.space.m),
-            "paper 002 Lemma 4 (E_i, ε ≥ ε̃_X) and the R-PD relaxation (Lemma 1)",
+            "Wang, Ying & Zhang (2016) Lemma 4 (E_i, ε ≥ ε̃_X) and the R-PD relaxation (Lemma 1)",
         )
 
     def solve(self, eps: float, *, solver: str | None = None, path: str = "auto") -> SolveResult:
@@ -203,7 +203,7 @@ class PDI:
                 return res
             if path == "theorem":
                 raise InvalidInputError(
-                    f"the theorem path of PD-I needs ε ≥ ε̃_X = {self.eps_tilde:.6g} (paper 002, Lemma 4)"
+                    f"the theorem path of PD-I needs ε ≥ ε̃_X = {self.eps_tilde:.6g} (Wang, Ying & Zhang 2016, Lemma 4)"
                 )
         known = safe_h_lower(eps, self.space.n, self.space.m) if self.hamming else 0.0
         sol = self.lp.solve(eps, solver=solver or self.solver, known_lower=known)

@@ -1,4 +1,4 @@
-r"""PD-MIP: the privacy–distortion program under mutual-information privacy (paper 002, (28)–(30)).
+r"""PD-MIP: the privacy–distortion program under mutual-information privacy (Wang, Ying & Zhang 2016, (28)–(30)).
 
 .. math::
 

@@ -1,4 +1,4 @@
-r"""R-PD: the relaxed privacy–distortion program (paper 002, (20)–(24)).
+r"""R-PD: the relaxed privacy–distortion program (Wang, Ying & Zhang 2016, (20)–(24)).
 
 Relaxing PD-I's marginal constraint (11) to total mass one (23) gives, in the joint q (notes §1),
 
@@ -71,10 +71,10 @@ class RPD:
                 q,
                 h0,
                 Bounds(lower, h0 * (1 + 1e-13)),
-                "paper 002 Lemma 1 at ε = 0 (columns of q constant in x)"
+                "Wang, Ying & Zhang (2016) Lemma 1 at ε = 0 (columns of q constant in x)"
                 if eps == 0.0
                 else "0 < nε ≤ 1e-7: the ε = 0 optimum (columns of q constant in x, distortion h(0)) is "
-                "feasible, and h(ε) is a lower bound (paper 002 Lemma 1)",
+                "feasible, and h(ε) is a lower bound (Wang, Ying & Zhang 2016 Lemma 1)",
                 extras={"p_x": p_x},
             )
         if check_path(path) != "lp" and not in_tiny_regime(self.lp.spec, eps):  # large ε: lp.tiny answers
@@ -92,7 +92,7 @@ class RPD:
                     q,
                     float(self.lp.spec.c @ z),
                     bounds,
-                    "paper 002 Lemma 1 (R-PD = h(ε), kernel joint; R-PD has no prior: the input marginal is a "
+                    "Wang, Ying & Zhang (2016) Lemma 1 (R-PD = h(ε), kernel joint; R-PD has no prior: the input marginal is a "
                     "variable)",
                     extras={"p_x": p_x},
                 )

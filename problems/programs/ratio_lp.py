@@ -1,4 +1,4 @@
-r"""The linear program shared by PD-DP, PD-I and R-PD (paper 002), on the LP core of :mod:`problems.lp`.
+r"""The linear program shared by PD-DP, PD-I and R-PD (Wang, Ying & Zhang 2016), on the LP core of :mod:`problems.lp`.
 
 All three are, in a suitable variable :math:`Z \in \mathbb{R}^{N\times N}_{\ge 0}` (row = input database x,
 column = output y), the linear program

@@ -1,4 +1,4 @@
-r"""The theorem path: optima that paper 002 gives in closed form, returned with bounds that prove them.
+r"""The theorem path: optima that Wang, Ying & Zhang (2016) gives in closed form, returned with bounds that prove them.
 
 =========  ========================  ===================  =========================================  =========================
 program    when                      optimum              upper bound (exactly feasible point)       lower bound

@@ -21,7 +21,7 @@ program    value                                                  axis
 ``model``  the optimum of a :mod:`problems.model` TOML spec         ε (fills ``"sweep"`` fields)
 ========== ====================================================== ==========================
 
-(Paper 002 for the first six; paper 004 / ``docs/mechanism_design.md`` for ``design`` and ``c1-dp``.)
+(Wang, Ying & Zhang 2016 for the first six; Wu 2019b / ``docs/mechanism_design.md`` for ``design`` and ``c1-dp``.)
 
 Priors are the command line's specs (``uniform``, ``iid:P0,P1,…``, ``pmf:…``, ``file:PATH``,
 ``contagious:W[:P…]``, ``mixture:…``) plus ``dirichlet:ALPHA:SEED`` — the pmf over the mⁿ databases drawn

@@ -231,7 +231,7 @@ def _design(point: Point) -> dict:
 
 
 def _c1_dp(point: Point) -> dict:
-    """C₁ (nats, Theorem 2 of paper 004) of the optimal ε-DP mechanism of PD-DP at ``point.eps``."""
+    """C₁ (nats, Theorem 2 of Wu (2019b)) of the optimal ε-DP mechanism of PD-DP at ``point.eps``."""
     from ..information.individual_capacity import individual_capacity
 
     t0 = time.perf_counter()

@@ -1,4 +1,4 @@
-"""Basic privacy channels (paper 000 §4-5): calibrations and C1 <= eps (equality where proved)."""
+"""Basic privacy channels (Wu, Xia & He 2020, §4-5): calibrations and C1 <= eps (equality where proved)."""
 
 from __future__ import annotations
 

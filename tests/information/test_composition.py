@@ -1,4 +1,4 @@
-"""Group and composition privacy (paper 000 §6-7)."""
+"""Group and composition privacy (Wu, Xia & He 2020, §6-7)."""
 
 from __future__ import annotations
 

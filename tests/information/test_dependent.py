@@ -1,4 +1,4 @@
-"""Paper 001: dependent sources."""
+"""Wu, Xia & He (2017): dependent sources."""
 
 from __future__ import annotations
 

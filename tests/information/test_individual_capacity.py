@@ -1,4 +1,4 @@
-"""C1 via Theorem 2 of paper 000: brute force, reductions, adversary, properties, errors."""
+"""C1 via Theorem 2 of Wu, Xia & He (2020): brute force, reductions, adversary, properties, errors."""
 
 from __future__ import annotations
 
@@ -68,7 +68,7 @@ def test_pruning_does_not_change_value():
 
 
 def test_randomized_response_c1():
-    """Paper 000 §4.1: binary records, RR of any non-constant binary query has C1 = log 2 - H(p)."""
+    """Wu, Xia & He (2020), §4.1: binary records, RR of any non-constant binary query has C1 = log 2 - H(p)."""
     p = 0.2
     ch = randomized_response_channel([2, 2, 2, 2], lambda x: int(sum(x) % 2), p)
     r = individual_capacity(ch)

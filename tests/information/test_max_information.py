@@ -1,4 +1,4 @@
-"""Theorem 1 of paper 000: max-individual capacity w.r.t. P_ind equals the DP level."""
+"""Theorem 1 of Wu, Xia & He (2020): max-individual capacity w.r.t. P_ind equals the DP level."""
 
 from __future__ import annotations
 
@@ -67,7 +67,7 @@ def test_product_priors_never_exceed_dp_level(seed, sizes, k):
 
 
 def test_dependent_prior_can_exceed_dp_level():
-    """Outside P_ind the max-information can exceed eps_DP (paper 001 Example 2: perfectly correlated records)."""
+    """Outside P_ind the max-information can exceed eps_DP (Wu, Xia & He 2017 Example 2: perfectly correlated records)."""
     from problems.information import clamped_geometric_count_channel
 
     ch = clamped_geometric_count_channel(2, 0.1)

@@ -1,4 +1,4 @@
-"""Balance function δ(b) = C1 − C1^b (paper 000, Definition 11, Lemma 1)."""
+"""Balance function δ(b) = C1 − C1^b (Wu, Xia & He 2020, Definition 11, Lemma 1)."""
 
 import math
 

@@ -1,4 +1,4 @@
-"""PD-I and R-PD in the bilinear variables (p_{X|Y}, p_Y) against the exact LPs (paper 002)."""
+"""PD-I and R-PD in the bilinear variables (p_{X|Y}, p_Y) against the exact LPs (Wang, Ying & Zhang 2016)."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""C1 over the full joint (paper 000, Definition 5) against Theorem 2's vertex-channel value."""
+"""C1 over the full joint (Wu, Xia & He 2020, Definition 5) against Theorem 2's vertex-channel value."""
 
 import numpy as np
 import pytest
@@ -49,4 +49,4 @@ def test_binary_rr_closed_form():
     W = randomized_response_array((2, 2), 0.2)
     h = -(0.2 * np.log(0.2) + 0.8 * np.log(0.8))
     res = joint_capacity(W, starts=6, seed=0)
-    assert abs(res.value - (np.log(2) - h)) < 1e-6  # paper 000 eq. (54)
+    assert abs(res.value - (np.log(2) - h)) < 1e-6  # Wu, Xia & He (2020) eq. (54)

@@ -100,7 +100,9 @@ def test_recognised_paper_programs_use_the_program_classes(name):
     assert model.route() == "program"
     res = model.solve()
     assert res.path == "program" and res.certified
-    assert _close(res.value, h(2.0, 3, 2))  # paper 002: PD-DP ≤ h = PD-I here (ε ≥ ε̃_X, Lemma 4)
+    assert _close(
+        res.value, h(2.0, 3, 2)
+    )  # Wang, Ying & Zhang (2016): PD-DP ≤ h = PD-I here (ε ≥ ε̃_X, Lemma 4)
     assert max(res.violations.values()) <= 1e-12
     model.add_constraint(model.W[0, 0] >= 0, name="mine")  # no longer PD-DP/PD-I itself
     assert model.route() != "program"

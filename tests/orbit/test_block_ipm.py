@@ -48,7 +48,7 @@ def test_blocks_are_the_y_types():
 
 @pytest.mark.parametrize("n,m", [(5, 2), (3, 3)])
 def test_block_backend_matches_dense(n, m):
-    """backend="block" = the dense PD-DP / PD-I (paper 002 (13)–(15), (8)–(12)): enclosures overlap, both certified."""
+    """backend="block" = the dense PD-DP / PD-I (Wang, Ying & Zhang 2016 (13)–(15), (8)–(12)): enclosures overlap, both certified."""
     for prior in _priors(n, m, seed=7 * n + m):
         rd, ri = ReducedPDDP(prior, backend="block"), ReducedPDI(prior, backend="block")
         dd, di = PDDP(prior), PDI(prior)

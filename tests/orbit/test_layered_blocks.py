@@ -133,7 +133,7 @@ def test_pd_i_n100_is_certified():
     """i.i.d. (0.3, 0.7), n = 100, PD-I at ε_X + 0.3: the block point breaks rows on entries of ~1e-22 only; the
     closure repairs it.  References independent of the block method (HiGHS fails on this LP): the safe dual bound
     from Clarabel's multipliers (Clarabel is inaccurate here: its bound is 0.4 % below the value), and E_d at ε − ε_X, feasible in closed form, so the
-    value is at most h(ε − ε_X) (paper 002, Theorem 1)."""
+    value is at most h(ε − ε_X) (Wang, Ying & Zhang 2016, Theorem 1)."""
     from problems.closed_forms import h
     from problems.lp.backends import ClarabelBackend
     from problems.lp.bounds import lower_bound

@@ -1,4 +1,4 @@
-"""Reduced programs equal the dense ones (paper 002, PD-DP (13)–(15), PD-I (8)–(12), R-PD (20)–(24))."""
+"""Reduced programs equal the dense ones (Wang, Ying & Zhang 2016, PD-DP (13)–(15), PD-I (8)–(12), R-PD (20)–(24))."""
 
 from __future__ import annotations
 

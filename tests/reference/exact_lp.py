@@ -40,7 +40,7 @@ distortion d(x, y) = Hamming distance, N = mⁿ, variables flattened as ``x * N 
 ------------------------------------------------------------------------------------------------------------
 * :func:`pd_dp` — min Σ_x p(x) Σ_y d(x,y) W[x,y] s.t. W[x,y] ≤ r W[x',y] (x ~ x', all y), Σ_y W[x,y] = 1;
 * :func:`pd_i` — min Σ q d s.t. q[x,y] ≤ r q[x',y], Σ_y q[x,y] = p(x); ``None`` when infeasible;
-* :func:`r_pd` — min Σ q d s.t. q[x,y] ≤ r q[x',y], Σ_{x,y} q = 1.  Optimum h = n / (1 + r/(m−1)) (paper 002,
+* :func:`r_pd` — min Σ q d s.t. q[x,y] ≤ r q[x',y], Σ_{x,y} q = 1.  Optimum h = n / (1 + r/(m−1)) (Wang, Ying & Zhang 2016,
   Lemma 1), available exactly as :func:`h_closed_form`.
 
 Here ``r`` is e^ε as an exact Fraction; callers pass ``Fraction(math.exp(eps))``.
@@ -1079,5 +1079,5 @@ def r_pd(n: int, m: int, r: Fraction) -> Fraction:
 
 
 def h_closed_form(n: int, m: int, r: Fraction) -> Fraction:
-    """h = n / (1 + r/(m−1)), the R-PD optimum of paper 002, Lemma 1, exactly."""
+    """h = n / (1 + r/(m−1)), the R-PD optimum of Wang, Ying & Zhang (2016), Lemma 1, exactly."""
     return Fraction(n) / (1 + Fraction(r) / (m - 1))

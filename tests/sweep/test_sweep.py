@@ -201,7 +201,7 @@ def test_capacity_and_design_jobs(tmp_path):
         Point("design", 2, 2, "uniform", eps=0.5, query="count")
     ]
     s = run_sweep(pts, tmp_path, scheduler="synchronous", progress=False)
-    for r in s.rows[:2]:  # ε-DP implies C₁ ≤ ε (paper 004); the bracket is proved
+    for r in s.rows[:2]:  # ε-DP implies C₁ ≤ ε (Wu 2019b); the bracket is proved
         assert r["lower"] <= r["value"] <= r["upper"] <= r["eps"] + 1e-9
     direct = design_mechanism(design_problem(DatabaseSpace(2, 2), "count"), 0.5).value
     assert _close(s.rows[2]["value"], direct)

@@ -1,4 +1,4 @@
-"""Curves through the sweep, checked against closed forms of paper 002 (not against the sweep itself)."""
+"""Curves through the sweep, checked against closed forms of Wang, Ying & Zhang (2016) (not against the sweep itself)."""
 
 from __future__ import annotations
 
