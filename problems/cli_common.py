@@ -61,7 +61,6 @@ __all__ = [
     "positive_int",
     "nonnegative_int",
     "finite_float",
-    "nonnegative_float",
     "resolve_unit",
     "check_solver_name",
     "LP_SOLVERS",
@@ -189,14 +188,6 @@ def finite_float(text: str) -> float:
     value = _number(text, "the value", "a finite number")
     if not math.isfinite(value):
         raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}")
-    return value
-
-
-def nonnegative_float(text: str) -> float:
-    """A finite number ≥ 0 (argparse type): privacy levels ε, distortions D, tolerances."""
-    value = _number(text, "the value", "a finite number ≥ 0")
-    if not math.isfinite(value) or value < 0:
-        raise argparse.ArgumentTypeError(f"must be a finite number ≥ 0, got {text!r}")
     return value
 
 

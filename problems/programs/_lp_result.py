@@ -20,11 +20,6 @@ def _posterior(joint: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.clip(p_y, 0.0, None), posterior
 
 
-def _exact_rows(W: np.ndarray) -> np.ndarray:
-    """Rows divided by their float sums (the certified point is this exact normalisation)."""
-    return W / W.sum(axis=1, keepdims=True)
-
-
 def lp_result(
     program: str,
     sol: RatioLPSolution,

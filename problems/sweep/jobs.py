@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ..database import DENSE_LIMIT, DatabaseSpace
+from ..database import DatabaseSpace
 from ..errors import InfeasibleProgramError, PrivacyToolkitError, ProblemTooLargeError
 from ..orbit.dispatch import SYMMETRIC_SPECS
 from ..resources import BASE_MEMORY, BYTES_PER_REDUCED_VARIABLE, dense_lp_memory, reduced_lp_variables
@@ -333,8 +333,3 @@ def run_point(point: Point) -> dict:
             solve_time=time.perf_counter() - t0,
             error=f"{type(exc).__name__}: {exc} ({tail})",
         )
-
-
-def dense_fits(point: Point) -> bool:
-    """Whether the point's dense path is within the toolkit's dense limit (mⁿ ≤ DENSE_LIMIT)."""
-    return point.m**point.n <= DENSE_LIMIT
