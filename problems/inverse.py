@@ -165,6 +165,15 @@ def privacy_for_distortion(
     g_a, _, res_min = evaluate(eps_min)
     if g_a <= tol:
         return InverseResult(name, D, eps_min, (eps_min, eps_min), solves, res_min)
+    if name == "pd-i" and res_min.bounds.lower - D <= tol < g_a:
+        # PD-I at ε_X: the feasible set has no interior and the answer there may be bounded only; its lower bound
+        # already reaches D, so ε* is within tol of ε_X when an exactly feasible point just above it is proved to
+        # reach D (its upper bound): then ε_X ≤ ε* ≤ e1 (Lemma 3 below).  One solve instead of a bisection.
+        e1 = max(eps_min + tol, math.nextafter(eps_min, math.inf))
+        evaluate(e1)
+        res1 = store[e1][2]
+        if res1.bounds.upper - D <= tol:
+            return InverseResult(name, D, e1, (eps_min, e1), solves, res1)
     # Tightest bracket known from earlier solves (a curve shares them): g(a) > 0 ≥ g(b).
     a, b = eps_min, math.inf
     best: tuple[float, SolveResult] | None = None

@@ -107,3 +107,22 @@ def test_lemma3_proves_eps_i_at_eps_X_and_the_curve_is_certified(tmp_path):
     assert out.returncode == 0, out.stderr[-2000:]
     rows = (tmp_path / "curve_i.csv").read_text().splitlines()[1:]
     assert len(rows) == 12 and all(r.endswith(",optimal") for r in rows)
+
+
+def test_pd_i_point_at_eps_X_needs_no_bisection():
+    """D between PD-I's bounds at ε_X (no interior there): ε* is settled by one solve just above ε_X whose
+    exactly feasible mechanism reaches D (checked here on the matrix: identifiability level and distortion)."""
+    from problems.measures import identifiability_level
+    from problems.reproduce import NONUNIFORM_PRIOR
+
+    prior = NONUNIFORM_PRIOR(DatabaseSpace(3, 2))
+    prog = PDI(prior)
+    at = prog.solve(prog.eps_X)
+    D = at.bounds.lower + 0.25 * (at.bounds.upper - at.bounds.lower)
+    r = privacy_for_distortion(prog, D)
+    assert r.solves <= 2
+    assert prog.eps_X <= r.eps <= prog.eps_X + 2e-9 and r.bracket == (prog.eps_X, r.eps)
+    W = r.result.mechanism.matrix
+    assert identifiability_level(W, prior) <= r.eps + 1e-12
+    distortion = float(np.sum(prior.pmf[:, None] * W * prior.space.hamming_matrix()))
+    assert distortion <= D + 1e-12
