@@ -31,27 +31,19 @@ from bad_input_catalogue import (  # noqa: E402
     argv_of,
     make_files,
     run_api,
+    subprocess_env,
     table_row,
     write_doc,
 )
-
-
-def _env() -> dict:
-    env = dict(os.environ)
-    env.update(
-        PYTHONPATH=str(ROOT) + os.pathsep + env.get("PYTHONPATH", ""),
-        OMP_NUM_THREADS="1",
-        OPENBLAS_NUM_THREADS="1",
-        PRIVACY_PROBLEMS_MEMORY_LIMIT=BUDGET,
-    )
-    return env
 
 
 def measure_cli(argv: list[str]) -> tuple[int, str, float, int, str]:
     """(exit code, stderr, wall seconds, peak RSS bytes, stdout) of ``python *argv`` in a fresh process."""
     with tempfile.TemporaryFile("w+") as err, tempfile.TemporaryFile("w+") as out:
         start = time.perf_counter()
-        proc = subprocess.Popen([sys.executable, *argv], stdout=out, stderr=err, env=_env(), cwd=ROOT)
+        proc = subprocess.Popen(
+            [sys.executable, *argv], stdout=out, stderr=err, env=subprocess_env(), cwd=ROOT
+        )
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - start
         proc.returncode = os.waitstatus_to_exitcode(status)

@@ -2466,6 +2466,19 @@ def scope(d: Path) -> dict:
     )  # fmt: skip
 
 
+def subprocess_env() -> dict:
+    """The environment of a case run as a real process: this checkout first on the path, one BLAS thread, the
+    catalogue's memory budget."""
+    env = dict(os.environ)
+    env.update(
+        PYTHONPATH=str(ROOT) + os.pathsep + env.get("PYTHONPATH", ""),
+        OMP_NUM_THREADS="1",
+        OPENBLAS_NUM_THREADS="1",
+        PRIVACY_PROBLEMS_MEMORY_LIMIT=BUDGET,
+    )
+    return env
+
+
 def argv_of(case: Case, d: Path) -> list[str]:
     """The case's command line with ``{d}`` filled in (``-m problems …``)."""
     return [a.replace("{d}", str(d)) for a in case.argv]

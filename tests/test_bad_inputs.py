@@ -11,7 +11,6 @@ keeps the table's rows equal to the catalogue.
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
@@ -37,6 +36,7 @@ from bad_input_catalogue import (  # noqa: E402
     row_key,
     run_api,
     run_cli_inprocess,
+    subprocess_env,
     table_row,
 )
 
@@ -109,13 +109,7 @@ def _limit_memory() -> None:  # runs in the child before exec
 @pytest.mark.parametrize("case", SUBPROCESS_CASES, ids=[c.id for c in SUBPROCESS_CASES])
 def test_cli_case_in_a_subprocess(case: Case, files: Path) -> None:
     """The real command line: a fresh interpreter, 1.5 GiB of address space, the exit code of the process."""
-    env = dict(os.environ)
-    env.update(
-        PYTHONPATH=str(ROOT) + os.pathsep + env.get("PYTHONPATH", ""),
-        OMP_NUM_THREADS="1",
-        OPENBLAS_NUM_THREADS="1",
-        PRIVACY_PROBLEMS_MEMORY_LIMIT=BUDGET,
-    )
+    env = subprocess_env()
     before = listing(files)
     start = time.perf_counter()
     proc = subprocess.run(
