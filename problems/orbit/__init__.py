@@ -31,8 +31,8 @@ _LAZY: dict[str, str] = {
     "ReducedPDDP": ".programs",
     "ReducedPDI": ".programs",
     "ReducedRPD": ".programs",
-    "lift_mechanism": ".programs",
-    "sample": ".programs",
+    "lift_mechanism": ".lift",
+    "sample": ".lift",
     "ReducedLP": ".reduced_lp",
     "ReducedLPSolution": ".reduced_lp",
     "SymmetricPrior": ".symmetric_prior",
@@ -50,9 +50,10 @@ __getattr__, __dir__ = lazy_exports(__name__, globals(), _LAZY)
 
 if TYPE_CHECKING:  # the lazily loaded names, for type checkers
     from .dispatch import PATHS, make_program, resolve_path
+    from .lift import lift_mechanism, sample
     from .lift_dual import lift_duals, lifted_certificate
     from .pd_mip_iid import ProductChannel, ReducedPDMIP, iid_row_pmf, product_channel
-    from .programs import LIFT_LIMIT, ReducedPDDP, ReducedPDI, ReducedRPD, lift_mechanism, sample
+    from .programs import LIFT_LIMIT, ReducedPDDP, ReducedPDI, ReducedRPD
     from .reduced_lp import ReducedLP, ReducedLPSolution
     from .symmetric_prior import (
         SymmetricPrior,

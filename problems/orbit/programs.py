@@ -42,10 +42,9 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.special import gammaln
 
-from ..database import DENSE_LIMIT, DatabaseSpace
-from ..errors import InfeasibleProgramError, InvalidInputError, ShapeMismatchError
+from ..database import DatabaseSpace
+from ..errors import InfeasibleProgramError, InvalidInputError
 from ..lp import Bounds, Status
 from ..lp.backends import SCALE_MIN_EPS, check_solver
 from ..lp.tiny import in_tiny_regime
@@ -54,6 +53,7 @@ from ..prior_constants import exp_at_least, near_eps_X, round_up_eps_X
 from ..priors import Prior
 from ..programs.theorem import SMALL_EPS_THEOREM, constant_lower, small_eps
 from ..result import SolveResult
+from .lift import _lift_matrix, _log_distance_counts, _type_channel, lift_mechanism, sample  # noqa: F401
 from .reduced_lp import BACKENDS, SMALL_LP_SIZE, ReducedLP, ReducedLPSolution
 from .symmetric_prior import SymmetricPrior, as_symmetric
 from .types import JointTypes
@@ -79,12 +79,6 @@ LAYERED_MIN_VARIABLES = 1500
 
 #: Results with N = mⁿ up to this carry the lifted N×N mechanism; larger ones a type-level channel.
 LIFT_LIMIT = 1024
-
-
-def _log_distance_counts(n: int, m: int) -> np.ndarray:
-    """ln N_l = ln[C(n, l)(m−1)^l], l = 0..n."""
-    l = np.arange(n + 1, dtype=float)
-    return gammaln(n + 1.0) - gammaln(l + 1.0) - gammaln(n - l + 1.0) + l * math.log(m - 1)
 
 
 class DistanceLP:
@@ -674,94 +668,3 @@ def _eps_X(prior: SymmetricPrior) -> float:
             new[:, a2] += 1
             best = max(best, float(np.max(np.abs(prior.log_mass(new) - lm[sel]), initial=0.0)))
     return best
-
-
-# ---------------------------------------------------------------------- lifting and sampling
-def _lift_matrix(n: int, m: int, reduction: str, u: np.ndarray, types: JointTypes | None) -> np.ndarray:
-    space = DatabaseSpace(n, m)
-    e = space.elements
-    if reduction == "distance":
-        d = np.zeros((space.size, space.size), dtype=np.int64)
-        for k in range(n):
-            d += e[:, k][:, None] != e[:, k][None, :]
-        logN = _log_distance_counts(n, m)
-        return (u / np.exp(logN))[d]
-    J = types if types is not None else JointTypes(n, m)
-    idx = J.pair_index(e, e)
-    return (u / np.exp(J.log_count_given_x))[idx]
-
-
-def _check_result(result: SolveResult) -> tuple[int, int, str, np.ndarray]:
-    ex = result.extras
-    if ex.get("path") != "reduced" or "u" not in ex:
-        raise InvalidInputError(
-            f"expected a result of a reduced program (extras['path'] == 'reduced'), got program "
-            f"{result.program!r} with path {ex.get('path')!r}"
-        )
-    return int(ex["n"]), int(ex["m"]), str(ex["reduction"]), np.asarray(ex["u"], dtype=float)
-
-
-def lift_mechanism(result: SolveResult, *, limit: int = DENSE_LIMIT) -> Mechanism:
-    """The full N×N mechanism W(y|x) = u[T(x,y)]/c(T|t(x)) of a reduced result (N = mⁿ ≤ ``limit``)."""
-    n, m, reduction, u = _check_result(result)
-    space = DatabaseSpace(n, m)
-    space.require_dense(limit)
-    if result.extras.get("mechanism_level") == "database":
-        return result.mechanism
-    return Mechanism.on_space(_lift_matrix(n, m, reduction, u, None), space, clean=True)
-
-
-def _type_channel(n: int, m: int, reduction: str, u: np.ndarray, J: JointTypes | None) -> Mechanism:
-    """Type-level channel: P(d(x,Y) = l) (distance) or P(t(Y) = s | t(X) = t) (joint types)."""
-    if reduction == "distance":
-        g = u / u.sum()
-        return Mechanism(g[None, :], ("any x",), tuple(f"d={l}" for l in range(n + 1)))
-    assert J is not None
-    y_index = J.x_type_index(J.y_types)
-    K = J.x_types.shape[0]
-    C = sp.csr_matrix((u, (J.x_index, y_index)), shape=(K, K)).toarray()
-    C = C / C.sum(axis=1, keepdims=True)
-    labels = tuple("t=(" + ",".join(map(str, t)) + ")" for t in J.x_types)
-    return Mechanism(C, labels, labels)
-
-
-def sample(result: SolveResult, x, size: int, rng: np.random.Generator | int | None = None) -> np.ndarray:
-    """Draw ``size`` outputs y ~ W(·|x) of a reduced result without building the N×N matrix.
-
-    First the orbit is drawn — the distance l from g (distance reduction) or the joint type T from
-    u[·| t(x)] — then a uniform element of it: l uniformly chosen rows each moved to a uniformly chosen other
-    value, or, for each value a, the rows with x_k = a receive the values b in a uniformly random arrangement
-    with counts T_ab.  Returns an ``(size, n)`` integer array.
-    """
-    n, m, reduction, u = _check_result(result)
-    rng = np.random.default_rng(rng)
-    x = np.asarray(x, dtype=np.int64)
-    if x.shape != (n,) or np.any(x < 0) or np.any(x >= m):
-        raise ShapeMismatchError(f"x must be {n} values in 0..{m - 1}, got {x!r}")
-    size = int(size)
-    if reduction == "distance":
-        g = np.clip(u, 0, None)
-        l = rng.choice(n + 1, size=size, p=g / g.sum())
-        keys = rng.random((size, n))
-        ranks = np.argsort(np.argsort(keys, axis=1), axis=1)
-        change = ranks < l[:, None]
-        shift = rng.integers(1, m, size=(size, n))
-        return np.where(change, (x[None, :] + shift) % m, x[None, :])
-    J = JointTypes(n, m)
-    t = np.bincount(x, minlength=m)
-    tidx = int(J.x_type_index(t[None, :])[0])
-    cand = np.flatnonzero(J.x_index == tidx)
-    p = np.clip(u[cand], 0, None)
-    chosen = cand[rng.choice(cand.size, size=size, p=p / p.sum())]
-    T = J.T[chosen]  # (size, m, m)
-    y = np.empty((size, n), dtype=np.int64)
-    for a in range(m):
-        pos = np.flatnonzero(x == a)
-        if pos.size == 0:
-            continue
-        cum = np.cumsum(T[:, a, :], axis=1)  # (size, m)
-        slot = np.arange(pos.size)
-        labels = (slot[None, :, None] >= cum[:, None, :]).sum(axis=2)  # value b for each slot
-        perm = np.argsort(rng.random((size, pos.size)), axis=1)
-        y[:, pos] = np.take_along_axis(labels, perm, axis=1)
-    return y

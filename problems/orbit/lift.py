@@ -1,0 +1,117 @@
+"""Reduced results back to databases: the lifted N×N mechanism (small N) and samples y ~ W(·|x) (any N).
+
+A reduced program's solution is u over orbits of (x, y) pairs — joint types, or Hamming distances for the uniform
+prior — and the mechanism is W(y|x) = u[T(x, y)] / c(T | t(x)), the orbit's mass shared equally by its c members.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.special import gammaln
+
+from ..database import DENSE_LIMIT, DatabaseSpace
+from ..errors import InvalidInputError, ShapeMismatchError
+from ..mechanism import Mechanism
+from ..result import SolveResult
+from .types import JointTypes
+
+__all__ = ["lift_mechanism", "sample"]
+
+
+def _log_distance_counts(n: int, m: int) -> np.ndarray:
+    """ln N_l = ln[C(n, l)(m−1)^l], l = 0..n."""
+    l = np.arange(n + 1, dtype=float)
+    return gammaln(n + 1.0) - gammaln(l + 1.0) - gammaln(n - l + 1.0) + l * math.log(m - 1)
+
+
+def _lift_matrix(n: int, m: int, reduction: str, u: np.ndarray, types: JointTypes | None) -> np.ndarray:
+    space = DatabaseSpace(n, m)
+    e = space.elements
+    if reduction == "distance":
+        d = np.zeros((space.size, space.size), dtype=np.int64)
+        for k in range(n):
+            d += e[:, k][:, None] != e[:, k][None, :]
+        logN = _log_distance_counts(n, m)
+        return (u / np.exp(logN))[d]
+    J = types if types is not None else JointTypes(n, m)
+    idx = J.pair_index(e, e)
+    return (u / np.exp(J.log_count_given_x))[idx]
+
+
+def _check_result(result: SolveResult) -> tuple[int, int, str, np.ndarray]:
+    ex = result.extras
+    if ex.get("path") != "reduced" or "u" not in ex:
+        raise InvalidInputError(
+            f"expected a result of a reduced program (extras['path'] == 'reduced'), got program "
+            f"{result.program!r} with path {ex.get('path')!r}"
+        )
+    return int(ex["n"]), int(ex["m"]), str(ex["reduction"]), np.asarray(ex["u"], dtype=float)
+
+
+def lift_mechanism(result: SolveResult, *, limit: int = DENSE_LIMIT) -> Mechanism:
+    """The full N×N mechanism W(y|x) = u[T(x,y)]/c(T|t(x)) of a reduced result (N = mⁿ ≤ ``limit``)."""
+    n, m, reduction, u = _check_result(result)
+    space = DatabaseSpace(n, m)
+    space.require_dense(limit)
+    if result.extras.get("mechanism_level") == "database":
+        return result.mechanism
+    return Mechanism.on_space(_lift_matrix(n, m, reduction, u, None), space, clean=True)
+
+
+def _type_channel(n: int, m: int, reduction: str, u: np.ndarray, J: JointTypes | None) -> Mechanism:
+    """Type-level channel: P(d(x,Y) = l) (distance) or P(t(Y) = s | t(X) = t) (joint types)."""
+    if reduction == "distance":
+        g = u / u.sum()
+        return Mechanism(g[None, :], ("any x",), tuple(f"d={l}" for l in range(n + 1)))
+    assert J is not None
+    y_index = J.x_type_index(J.y_types)
+    K = J.x_types.shape[0]
+    C = sp.csr_matrix((u, (J.x_index, y_index)), shape=(K, K)).toarray()
+    C = C / C.sum(axis=1, keepdims=True)
+    labels = tuple("t=(" + ",".join(map(str, t)) + ")" for t in J.x_types)
+    return Mechanism(C, labels, labels)
+
+
+def sample(result: SolveResult, x, size: int, rng: np.random.Generator | int | None = None) -> np.ndarray:
+    """Draw ``size`` outputs y ~ W(·|x) of a reduced result without building the N×N matrix.
+
+    First the orbit is drawn — the distance l from g (distance reduction) or the joint type T from
+    u[·| t(x)] — then a uniform element of it: l uniformly chosen rows each moved to a uniformly chosen other
+    value, or, for each value a, the rows with x_k = a receive the values b in a uniformly random arrangement
+    with counts T_ab.  Returns an ``(size, n)`` integer array.
+    """
+    n, m, reduction, u = _check_result(result)
+    rng = np.random.default_rng(rng)
+    x = np.asarray(x, dtype=np.int64)
+    if x.shape != (n,) or np.any(x < 0) or np.any(x >= m):
+        raise ShapeMismatchError(f"x must be {n} values in 0..{m - 1}, got {x!r}")
+    size = int(size)
+    if reduction == "distance":
+        g = np.clip(u, 0, None)
+        l = rng.choice(n + 1, size=size, p=g / g.sum())
+        keys = rng.random((size, n))
+        ranks = np.argsort(np.argsort(keys, axis=1), axis=1)
+        change = ranks < l[:, None]
+        shift = rng.integers(1, m, size=(size, n))
+        return np.where(change, (x[None, :] + shift) % m, x[None, :])
+    J = JointTypes(n, m)
+    t = np.bincount(x, minlength=m)
+    tidx = int(J.x_type_index(t[None, :])[0])
+    cand = np.flatnonzero(J.x_index == tidx)
+    p = np.clip(u[cand], 0, None)
+    chosen = cand[rng.choice(cand.size, size=size, p=p / p.sum())]
+    T = J.T[chosen]  # (size, m, m)
+    y = np.empty((size, n), dtype=np.int64)
+    for a in range(m):
+        pos = np.flatnonzero(x == a)
+        if pos.size == 0:
+            continue
+        cum = np.cumsum(T[:, a, :], axis=1)  # (size, m)
+        slot = np.arange(pos.size)
+        labels = (slot[None, :, None] >= cum[:, None, :]).sum(axis=2)  # value b for each slot
+        perm = np.argsort(rng.random((size, pos.size)), axis=1)
+        y[:, pos] = np.take_along_axis(labels, perm, axis=1)
+    return y
