@@ -31,10 +31,10 @@ from pathlib import Path
 import numpy as np
 
 from problems.database import DatabaseSpace
-from problems.lp import backends as backends_module
 from problems.lp.bounds import certify as certify_point
 from problems.priors import from_pmf
 from problems.programs import PDDP, PDI
+from problems.solvers import backends as backends_module
 
 
 def make_prior(n: int, m: int, seed: int = 0):

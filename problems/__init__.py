@@ -53,7 +53,7 @@ _LAZY: dict[str, str] = {
     "solve_pd_mip": ".programs",
     "solve_r_pd": ".programs",
     "SolveResult": ".result",
-    "SolverStats": ".solver",
+    "SolverStats": ".solvers.stats",
 }
 
 __getattr__, __dir__ = lazy_exports(
@@ -84,7 +84,7 @@ if TYPE_CHECKING:  # the lazily loaded names, for type checkers
     from .priors import Prior
     from .programs import PDDP, PDI, PDMIP, RPD, solve_pd_dp, solve_pd_i, solve_pd_mip, solve_r_pd
     from .result import SolveResult
-    from .solver import SolverStats
+    from .solvers.stats import SolverStats
 
 
 __all__ = [

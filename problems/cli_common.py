@@ -287,14 +287,14 @@ def add_seed_option(p: argparse.ArgumentParser, default: int = 0) -> None:
     )
 
 
-#: The LP back ends and their other spellings (problems.lp.backends.BACKENDS, ALIASES; a test keeps them equal),
+#: The LP back ends and their other spellings (problems.solvers.backends.BACKENDS, ALIASES; a test keeps them equal),
 #: so an unknown --solver is refused without importing the back ends.
 LP_SOLVERS = ("clarabel", "clarabel-alt", "highs", "scs", "cvxpy", "structured", "block")
 LP_SOLVER_ALIASES = ("clarabel-direct", "structured-ipm", "block-ipm", "cvxpy-clarabel")
 
 
 def check_solver_name(name: str | None) -> str | None:
-    """Bad input for a name that is not an LP back end (the same message as problems.lp.backends.backend)."""
+    """Bad input for a name that is not an LP back end (the same message as problems.solvers.backends.backend)."""
     if name is None:
         return None
     if str(name).strip().lower() not in LP_SOLVERS + LP_SOLVER_ALIASES:

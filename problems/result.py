@@ -11,7 +11,7 @@ from .certificate import Certificate
 from .lp.bounds import Bounds
 from .lp.status import Status
 from .mechanism import Mechanism
-from .solver import SolverStats
+from .solvers.stats import SolverStats
 
 __all__ = ["SolveResult", "DUAL_JSON_LIMIT"]
 

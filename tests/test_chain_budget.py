@@ -1,4 +1,4 @@
-"""The chain's time budget and its progress lines (problems.lp.chain, problems.progress)."""
+"""The chain's time budget and its progress lines (problems.solvers.chain, problems.progress)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from problems import progress
-from problems.lp import chain
-from problems.lp.backends import RawSolution
 from problems.orbit import ReducedPDDP
 from problems.orbit.symmetric_prior import parse_symmetric_prior
+from problems.solvers import chain
+from problems.solvers.backends import RawSolution
 
 
 class _Slow:

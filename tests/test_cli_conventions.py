@@ -271,7 +271,7 @@ def test_ipopt_exit_code_follows_the_proof_not_json(capsys) -> None:
 
 def test_solver_names_known_to_the_command_line_are_the_back_ends() -> None:
     from problems.cli_common import LP_SOLVER_ALIASES, LP_SOLVERS
-    from problems.lp.backends import ALIASES, BACKENDS
+    from problems.solvers.backends import ALIASES, BACKENDS
 
     assert set(LP_SOLVERS) == {k.lower() for k in BACKENDS}
     assert set(LP_SOLVER_ALIASES) == {k.lower() for k in ALIASES}

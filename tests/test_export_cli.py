@@ -108,7 +108,7 @@ def test_cli_exit_codes_follow_the_certificate(capsys, monkeypatch):
     assert out["bounds"]["lower"] <= out["value"] <= out["bounds"]["upper"]
     assert main([*argv, "--solver", "NOPE"]) == 2
     assert "unknown solver 'NOPE'" in capsys.readouterr().err
-    from problems.lp import backends
+    from problems.solvers import backends
 
     def boom(self, spec, eps, *, time_limit, enough=None):  # noqa: ANN001, ANN202
         raise backends.BackendError("forced failure")

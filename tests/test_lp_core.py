@@ -14,9 +14,10 @@ from scipy.optimize import linprog
 
 from problems import DatabaseSpace, h, priors
 from problems.errors import InvalidInputError
-from problems.lp import Status, dense_spec, solve
-from problems.lp.backends import BackendError
+from problems.lp import Status, dense_spec
 from problems.programs import PDDP, PDI, RPD
+from problems.solvers import solve
+from problems.solvers.backends import BackendError
 
 EPS_RANGE = (0.5, 1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0)
 
@@ -106,7 +107,7 @@ def test_unknown_solver_is_bad_input() -> None:
 
 
 def test_a_failing_backend_is_recorded_and_the_next_one_answers(monkeypatch: pytest.MonkeyPatch) -> None:
-    from problems.lp import backends
+    from problems.solvers import backends
 
     def boom(self, spec, eps, *, time_limit, enough=None):  # noqa: ANN001, ANN202
         raise BackendError("forced failure")
@@ -120,7 +121,7 @@ def test_a_failing_backend_is_recorded_and_the_next_one_answers(monkeypatch: pyt
 
 def test_an_inaccurate_answer_is_not_optimal(monkeypatch: pytest.MonkeyPatch) -> None:
     """A back end whose point is off by 1 % and whose multipliers are zero: valid bounds, status inaccurate."""
-    from problems.lp import backends
+    from problems.solvers import backends
 
     orig = backends.ClarabelBackend.solve
 
@@ -139,7 +140,7 @@ def test_an_inaccurate_answer_is_not_optimal(monkeypatch: pytest.MonkeyPatch) ->
 
 
 def test_all_backends_failing_gives_failed_with_valid_bounds(monkeypatch: pytest.MonkeyPatch) -> None:
-    from problems.lp import backends
+    from problems.solvers import backends
 
     def boom(self, spec, eps, *, time_limit, enough=None):  # noqa: ANN001, ANN202
         raise BackendError("forced failure")
@@ -242,7 +243,7 @@ def test_returned_mechanisms_meet_their_level_by_the_toolkits_own_measures(eps: 
 def test_a_solver_claiming_infeasibility_is_not_believed(monkeypatch: pytest.MonkeyPatch) -> None:
     """PD-DP is feasible for every ε (a constant mechanism is 0-DP): a back end's "infeasible" is an attempt
     that failed, never the answer; the next back end certifies the optimum."""
-    from problems.lp import backends
+    from problems.solvers import backends
 
     def liar(self, spec, eps, *, time_limit, enough=None):  # noqa: ANN001, ANN202
         return backends.RawSolution(

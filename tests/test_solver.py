@@ -4,7 +4,7 @@ import cvxpy as cp
 import pytest
 
 from problems import InvalidInputError
-from problems.solver import solve_with_fallback
+from problems.solvers.conic import solve_with_fallback
 
 
 def _fail_for(monkeypatch, names):

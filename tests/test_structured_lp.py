@@ -8,9 +8,9 @@ import pytest
 from problems import DatabaseSpace
 from problems.errors import InvalidInputError, SolverFailedError
 from problems.ipm.structured import SOLVER_NAME, solve_ratio_lp_structured
-from problems.lp import backends as backends_module
 from problems.priors import from_pmf
 from problems.programs import PDDP, PDI
+from problems.solvers import backends as backends_module
 
 NAME = "STRUCTURED"
 

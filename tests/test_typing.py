@@ -16,6 +16,7 @@ LAZY_PACKAGES = [
     "problems.lp",
     "problems.model",
     "problems.orbit",
+    "problems.solvers",
     "ipopt_models",
 ]
 
@@ -37,7 +38,8 @@ def _type_checking_imports(path: Path) -> dict[str, str]:
 def test_type_checking_block_matches_the_lazy_table(package):
     mod = importlib.import_module(package)
     path = Path(mod.__file__)
-    assert _type_checking_imports(path) == mod._LAZY
+    # names that moved away stay typed where they were, for their deprecation release (``_MOVED``)
+    assert _type_checking_imports(path) == {**mod._LAZY, **getattr(mod, "_MOVED", {})}
 
 
 def test_the_lazy_packages_are_all_listed():

@@ -34,7 +34,7 @@ from scipy.stats import norm
 
 from ..errors import InvalidInputError
 from ..lp import dense_spec
-from ..lp import solve as solve_lp
+from ..solvers.chain import solve as solve_lp
 from .problem import DesignProblem
 from .program import IPDesign, _check_eps, recompute_c1
 
@@ -178,7 +178,7 @@ def optimal_dp_mechanism(
     r"""Optimal ε-DP mechanism for the problem's query/outputs/distortion/prior: ``(W (N, K), E[d])``.
 
     LP: :math:`\min\sum_x p_X(x)\sum_y p(y|x)d(f(x),y)` s.t. :math:`p(y|x)\le e^\epsilon p(y|x')` (x ∼ x'),
-    solved by the LP core (:func:`problems.lp.solve`); W is exactly ε-DP (its rows are renormalised only by
+    solved by the LP core (:func:`problems.solvers.solve`); W is exactly ε-DP (its rows are renormalised only by
     their float sums).
     """
     e = _check_eps(eps, unit)

@@ -64,7 +64,9 @@ from ..errors import (
 from ..lp import Bounds, Status
 from ..mechanism import Mechanism
 from ..result import SolveResult
-from ..solver import SolverStats, solve_with_fallback
+from ..solvers.conic import solve_with_fallback
+from ..solvers.settings import DESIGN_CONIC_OPTIONS as _CONIC_OPTIONS
+from ..solvers.stats import SolverStats
 from ..units import check_unit, from_unit, to_unit
 from .lagrangian import _divergence_rows, _lagrangian_bound
 from .problem import DEFAULT_VERTEX_LIMIT, DesignProblem, VertexSet, check_design_memory, enumerate_vertices
@@ -127,20 +129,6 @@ def recompute_c1(problem: DesignProblem, W_full: np.ndarray, tol: float = _C1_TO
 
     arr = np.asarray(W_full, dtype=float).reshape(problem.space.shape + (W_full.shape[1],))
     return individual_capacity(arr, tol=tol)
-
-
-#: Clarabel stalls at ~1e-8 relative accuracy on the larger unfactored programs (many degenerate vertex
-#: constraints); its "almost solved" answer is accepted, because feasibility and optimality are certified
-#: independently afterwards (recomputed C1 + repair, Lagrangian lower bound).
-_CONIC_OPTIONS = {
-    "CLARABEL": {
-        "tol_gap_abs": 1e-10,
-        "tol_gap_rel": 1e-10,
-        "tol_feas": 1e-10,
-        "tol_ktratio": 1e-8,
-        "max_iter": 150,
-    }
-}
 
 
 def _solve(problem: cp.Problem, solver: str | None) -> SolverStats:

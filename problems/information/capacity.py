@@ -32,7 +32,8 @@ import numpy as np
 
 from ..certificate import Certificate
 from ..errors import InvalidChannelError, InvalidInputError, SolverFailedError
-from ..solver import SolverStats, solve_with_fallback
+from ..solvers.conic import solve_with_fallback
+from ..solvers.stats import SolverStats
 from ..units import check_unit, to_unit
 from .bracket import BracketStatus
 
@@ -130,7 +131,7 @@ class CapacityResult(BracketStatus):
     certificate:
         See the module docstring.
     solver:
-        :class:`~problems.solver.SolverStats` for the conic method, ``None`` otherwise.
+        :class:`~problems.solvers.stats.SolverStats` for the conic method, ``None`` otherwise.
     """
 
     capacity: float

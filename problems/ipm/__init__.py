@@ -6,7 +6,7 @@
 * :mod:`problems.ipm.rows` — ratio-row helpers shared by both.
 
 They take arrays and return ``(z, ν, λ, s, iterations, seconds)``; they are used through the back-end
-interface of :mod:`problems.lp.backends`, which certifies every answer.
+interface of :mod:`problems.solvers.backends`, which certifies every answer.
 """
 
 __all__: list[str] = []

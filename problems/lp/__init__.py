@@ -1,19 +1,24 @@
-"""The one LP core of the toolkit: a ratio-LP specification, its back ends, rigorous bounds and the chain.
+"""The LP core of the toolkit: a ratio-LP specification, its rigorous bounds and the status of an answer.
 
 * :mod:`problems.lp.spec` — :class:`RatioLPSpec` and its two builders (dense and orbit-reduced);
-* :mod:`problems.lp.backends` — Clarabel, HiGHS, SCS, CVXPY and the toolkit's interior-point methods;
 * :mod:`problems.lp.bounds` — the exactly feasible repair and the safe dual bound;
-* :mod:`problems.lp.chain` — try, certify, fall back, record;
-* :mod:`problems.lp.status` — the status enum and the exit codes.
+* :mod:`problems.lp.status` — the status enum and the exit codes;
+* :mod:`problems.lp.tiny` — the optima below the range of normal doubles (ε of several hundred);
+* :mod:`problems.lp.matrix_check` — the exact feasibility test of a whole mechanism.
+
+The back ends and the chain that tries and certifies them live in :mod:`problems.solvers`; their old names
+here (``problems.lp.solve``, ``problems.lp.backends``, …) keep working for one release, with a
+:class:`DeprecationWarning`.  The LP core imports without CVXPY.
 """
 
+import importlib
+import warnings
 from typing import TYPE_CHECKING
 
 from .._lazy import lazy_exports
 
 # Imported on first use (PEP 562): ``problems.lp.status`` (the exit codes) must not pull in the back ends.
 _LAZY: dict[str, str] = {
-    **dict.fromkeys(("BACKENDS", "BackendError", "RawSolution", "backend", "resolve_order"), ".backends"),
     **dict.fromkeys(
         (
             "RELATIVE_GAP",
@@ -28,15 +33,48 @@ _LAZY: dict[str, str] = {
         ),
         ".bounds",
     ),
-    **dict.fromkeys(("Attempt", "LPSolution", "solve"), ".chain"),
     **dict.fromkeys(("RatioLPSpec", "dense_spec", "reduced_spec"), ".spec"),
     **dict.fromkeys(("EXIT_CODES", "Status"), ".status"),
 }
 
-__getattr__, __dir__ = lazy_exports(__name__, globals(), _LAZY)
+#: Names that moved to :mod:`problems.solvers` (deprecated here; typed below like the lazy names).
+_MOVED: dict[str, str] = {
+    **dict.fromkeys(
+        ("BACKENDS", "BackendError", "RawSolution", "backend", "resolve_order"), "..solvers.backends"
+    ),
+    **dict.fromkeys(("LPSolution", "solve"), "..solvers.chain"),
+    "Attempt": "..solvers.attempts",
+}
+
+_lazy_getattr, __dir__ = lazy_exports(__name__, globals(), _LAZY)
+
+
+def __getattr__(name: str) -> object:
+    target = _MOVED.get(name)
+    if target is None:
+        return _lazy_getattr(name)
+    module = importlib.import_module(target, __name__)
+    warnings.warn(
+        f"problems.lp.{name} is deprecated and will be removed in the next release; "
+        f"import it from {module.__name__.rsplit('.', 1)[0]}",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    value = getattr(module, name)
+    globals()[name] = value  # warned once: later lookups find the name without calling this
+    return value
+
 
 if TYPE_CHECKING:  # the lazily loaded names, for type checkers
-    from .backends import BACKENDS, BackendError, RawSolution, backend, resolve_order
+    # the deprecated names, still typed (``X as X`` marks them re-exported)
+    from ..solvers.attempts import Attempt as Attempt
+    from ..solvers.backends import BACKENDS as BACKENDS
+    from ..solvers.backends import BackendError as BackendError
+    from ..solvers.backends import RawSolution as RawSolution
+    from ..solvers.backends import backend as backend
+    from ..solvers.backends import resolve_order as resolve_order
+    from ..solvers.chain import LPSolution as LPSolution
+    from ..solvers.chain import solve as solve
     from .bounds import (
         ABSOLUTE_GAP,
         RELATIVE_GAP,
@@ -48,17 +86,11 @@ if TYPE_CHECKING:  # the lazily loaded names, for type checkers
         upper_bound,
         verify,
     )
-    from .chain import Attempt, LPSolution, solve
     from .spec import RatioLPSpec, dense_spec, reduced_spec
     from .status import EXIT_CODES, Status
 
 
 __all__ = [
-    "BACKENDS",
-    "BackendError",
-    "RawSolution",
-    "backend",
-    "resolve_order",
     "RELATIVE_GAP",
     "ABSOLUTE_GAP",
     "Bounds",
@@ -68,9 +100,6 @@ __all__ = [
     "repair",
     "upper_bound",
     "verify",
-    "Attempt",
-    "LPSolution",
-    "solve",
     "RatioLPSpec",
     "dense_spec",
     "reduced_spec",

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..solvers.settings import UNIT_ROUNDOFF as _U
 from .spec import RatioLPSpec
 
 __all__ = [
@@ -53,7 +54,6 @@ RELATIVE_GAP = 1e-6
 #: Certified also ⇔ upper − lower ≤ ABSOLUTE_GAP: an optimum proved to lie in [0, 1e-200] (the ratio LPs at
 #: ε of several hundred, where e^{−ε} leaves the range of normal doubles; :mod:`problems.lp.tiny`).
 ABSOLUTE_GAP = 1e-200
-_U = 2.0**-53
 
 
 def _gamma(k):  # noqa: ANN001, ANN202 - int or array

@@ -23,10 +23,10 @@ import math
 import numpy as np
 
 from ..database import DatabaseSpace
+from ..solvers.settings import UNIT_ROUNDOFF as _U
 
 __all__ = ["MARGIN", "verify_matrix", "repair_matrix", "matrix_value_bound"]
 
-_U = 2.0**-53
 _CHUNK = 4096
 #: Relative margin on the logarithms of the test: each of its four logarithms is within 2 ulp (4.4e-16
 #: relative) and the sums add as much again; 1e-14 is five times that.

@@ -76,7 +76,7 @@ class RatioLPSpec:
         Bound on the absolute error of ``log_kappa`` (see :data:`LOG_KAPPA_ERROR`).
     scale_from:
         From this ε on, the sparse back ends solve the LP scaled by ``log_profile`` (see
-        :mod:`problems.lp.backends`).
+        :mod:`problems.solvers.backends`).
     constant:
         The best constant mechanism in these variables (or ``None``): feasible at every ε ≥ eps_min (ratio 1 for
         PD-DP; p_X(x)/p_X(x') ≤ e^{ε_X} for PD-I), so an upper-bound candidate of the exact repair, verified like

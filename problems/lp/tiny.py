@@ -96,7 +96,7 @@ def verify_log(spec: RatioLPSpec, z: np.ndarray, eps: float) -> bool:
 
 def tiny_solution(spec: RatioLPSpec, eps: float, known_lower: float = 0.0):  # noqa: ANN201 - LPSolution
     """The certified answer at a level where the optimum is below ``ABSOLUTE_GAP``, or ``None`` (then the
-    LP is solved as usual).  The answer is an :class:`~problems.lp.chain.LPSolution` without multipliers."""
+    LP is solved as usual).  The answer is an :class:`~problems.solvers.chain.LPSolution` without multipliers."""
     key = ("tiny", float(eps))
     if key not in spec.cache:
         spec.cache[key] = None
@@ -122,8 +122,8 @@ def in_tiny_regime(spec: RatioLPSpec, eps: float) -> bool:
 
 def _solution(spec: RatioLPSpec, eps: float, z: np.ndarray, bounds: Bounds):  # noqa: ANN202
     from ..certificate import Certificate
-    from ..solver import SolverStats
-    from .chain import LPSolution
+    from ..solvers.chain import LPSolution
+    from ..solvers.stats import SolverStats
     from .status import Status
 
     value = float(spec.c @ z)

@@ -38,11 +38,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..solvers.settings import UNIT_ROUNDOFF as _U
 from .privacy import ModelContext, PrivacyConstraint
 
 __all__ = ["margin_eta", "repair", "lagrangian_bound", "Repair"]
-
-_U = 2.0**-53
 
 
 def margin_eta(N: int, K: int) -> float:

@@ -16,7 +16,7 @@ information I(X;Y) (then bound the loss with ``privacy.expected_loss``).
 * ``"lp-core"`` — every constraint has the ratio form :math:`W[i,y] \le e^{a_p} W[j,y]` (ε-DP, local,
   metric, identifiability, (ε, 0)-DP), the objective is the expected loss with L ≥ 0 and there are no
   user constraints: the model is exactly a :class:`~problems.lp.RatioLPSpec` (z = vec W, one group per row,
-  ε = min a_p, κ_p = e^{a_p − ε}) and goes through :func:`problems.lp.solve` — the chain of back ends,
+  ε = min a_p, κ_p = e^{a_p − ε}) and goes through :func:`problems.solvers.solve` — the chain of back ends,
   the exact repair and the safe dual bound of ``docs/certificates.md``;
 * ``"cvxpy-lp"`` / ``"cvxpy-conic"`` — anything else: the CVXPY problem is solved with Clarabel (SCS, and
   HiGHS for LPs, on failure) and certified on the returned mechanism by :mod:`problems.model.certify`.
@@ -38,11 +38,12 @@ from ..certificate import Certificate
 from ..database import DatabaseSpace
 from ..errors import InfeasibleProgramError, InvalidInputError, InvalidPriorError
 from ..lp import Bounds, RatioLPSpec, Status, certified
-from ..lp import solve as solve_lp
 from ..mechanism import Mechanism
 from ..priors import validate_pmf
 from ..result import SolveResult
-from ..solver import solve_with_fallback
+from ..solvers.chain import solve as solve_lp
+from ..solvers.conic import solve_with_fallback
+from ..solvers.settings import UNIT_ROUNDOFF as _U
 from .certify import blahut_points, lagrangian_bound, margin_eta, repair
 from .losses import as_loss
 from .paths import PATHS
@@ -62,7 +63,6 @@ from .privacy import (
 __all__ = ["MechanismModel", "ModelResult", "PATHS", "OBJECTIVES"]
 
 OBJECTIVES = ("expected_loss", "mutual_information")
-_U = 2.0**-53
 
 
 @dataclass(frozen=True, eq=False)
@@ -520,7 +520,7 @@ class MechanismModel:
 
         from ..certificate import theorem_certificate
         from ..programs.theorem import best_constant
-        from ..solver import SolverStats
+        from ..solvers.stats import SolverStats
 
         if np.any(spec.log_kappa != 0.0):
             return None

@@ -37,8 +37,8 @@ from scipy.special import gammaln
 from ..certificate import Certificate
 from ..errors import InvalidInputError
 from ..lp.bounds import certify
-from ..lp.chain import certificate_of
 from ..result import SolveResult
+from ..solvers.chain import certificate_of
 
 __all__ = ["lift_duals", "lifted_certificate"]
 

@@ -46,15 +46,22 @@ import scipy.sparse as sp
 from ..database import DatabaseSpace
 from ..errors import InfeasibleProgramError, InvalidInputError
 from ..lp import Bounds, Status
-from ..lp.backends import SCALE_MIN_EPS, check_solver
 from ..lp.tiny import in_tiny_regime
 from ..mechanism import Mechanism
 from ..prior_constants import exp_at_least, near_eps_X, round_up_eps_X
 from ..priors import Prior
 from ..programs.theorem import SMALL_EPS_THEOREM, constant_lower, small_eps
 from ..result import SolveResult
+from ..solvers.backends import check_solver
+from ..solvers.settings import (
+    BOUNDARY_MARGIN,
+    LAYERED_MIN_VARIABLES,
+    PDI_BLOCK_MARGIN,
+    SCALE_MIN_EPS,
+    SMALL_LP_SIZE,
+)
 from .lift import _lift_matrix, _log_distance_counts, _type_channel, lift_mechanism, sample  # noqa: F401
-from .reduced_lp import BACKENDS, SMALL_LP_SIZE, ReducedLP, ReducedLPSolution
+from .reduced_lp import BACKENDS, ReducedLP, ReducedLPSolution
 from .symmetric_prior import SymmetricPrior, as_symmetric
 from .types import JointTypes
 
@@ -70,12 +77,6 @@ __all__ = [
     "LAYERED_MIN_VARIABLES",
     "choose_backend",
 ]
-
-#: PD-I with ε − ε_X below this is solved by Clarabel even when the block back end is chosen (m ≥ 3).
-PDI_BLOCK_MARGIN = 0.25
-
-#: m = 2 joint-type LPs with more variables than this start with the layered block method (n ≥ 20).
-LAYERED_MIN_VARIABLES = 1500
 
 #: Results with N = mⁿ up to this carry the lifted N×N mechanism; larger ones a type-level channel.
 LIFT_LIMIT = 1024
@@ -222,7 +223,7 @@ class _Base:
         """A reduced point proved optimal by a theorem, in the shape of an LP solution (no multipliers)."""
         from ..certificate import theorem_certificate
         from ..lp import Status
-        from ..solver import SolverStats
+        from ..solvers.stats import SolverStats
 
         return ReducedLPSolution(
             u=u,
@@ -565,7 +566,9 @@ class ReducedPDI(_PriorProgram):
                 raise InvalidInputError(
                     "the reduced theorem path of PD-I needs an i.i.d. prior and ε ≥ ε̃_X (Wang, Ying & Zhang 2016, Lemma 4)"
                 )
-        at_boundary = e - self.eps_X <= 1e-9 * (1.0 + abs(e))  # no interior: one back end answers (lp.chain)
+        at_boundary = e - self.eps_X <= BOUNDARY_MARGIN * (
+            1.0 + abs(e)
+        )  # no interior: one back end answers (solvers.chain)
         if self.backend == "block" and (at_boundary or (self.m >= 3 and e - self.eps_X < PDI_BLOCK_MARGIN)):
             # at and just above ε_X the feasible set has (almost) no interior: the block method would stall and
             # fall back anyway (measured, docs/orbit_reduction.md §10), so Clarabel solves these directly
@@ -615,15 +618,15 @@ class ReducedRPD(_Base):
 
 def choose_backend(reduction: str, m: int, variables: int) -> str:
     """The back end ``backend="auto"`` picks: ``"block"`` for joint-type LPs with m ≥ 3 and more than
-    :data:`~problems.orbit.reduced_lp.SMALL_LP_SIZE` variables, else ``"clarabel"``.
+    :data:`~problems.solvers.settings.SMALL_LP_SIZE` variables, else ``"clarabel"``.
 
     Measured (``docs/orbit_reduction.md`` §10): for m ≥ 3 each y-type block is a product of m simplex lattices
     of dimension m − 1, which a sparse LDLᵀ fills almost completely, and the dense block method is 1.5–2.6×
     faster (m = 3, n = 8 and 10); for m = 2 the blocks are banded along their layers
-    (:mod:`problems.ipm.layered`) and the block method is chosen above :data:`LAYERED_MIN_VARIABLES` variables
-    (n ≥ 20): at n = 50 it certifies in seconds where Clarabel's multipliers leave a gap of 2e-6 (i.i.d.
+    (:mod:`problems.ipm.layered`) and the block method is chosen above
+    :data:`~problems.solvers.settings.LAYERED_MIN_VARIABLES` variables (n ≥ 20): at n = 50 it certifies in seconds where Clarabel's multipliers leave a gap of 2e-6 (i.i.d.
     (0.3, 0.7), PD-DP at ε = 2.2: 4.6 s against 363 s and ``inaccurate``).  For ε ≥
-    :data:`~problems.lp.backends.SCALE_MIN_EPS` the m = 2 programs start with Clarabel on the scaled LP instead
+    :data:`~problems.solvers.settings.SCALE_MIN_EPS` the m = 2 programs start with Clarabel on the scaled LP instead
     (the block method has no column scaling).
     """
     if reduction == "joint-type" and m >= 3 and variables > SMALL_LP_SIZE:

@@ -10,7 +10,7 @@ Every reduced program of this package is an LP of the form
 where p runs over the *moves* of :class:`~problems.orbit.types.JointTypes` (or over the distance chain),
 :math:`\kappa_p > 0` are fixed coefficients, and every variable belongs to exactly one row of A (an x-type,
 or the single distance row).  :class:`ReducedLP` turns it into a :class:`~problems.lp.spec.RatioLPSpec`
-(:func:`~problems.lp.spec.reduced_spec`) and solves it with the chain of :func:`problems.lp.solve`:
+(:func:`~problems.lp.spec.reduced_spec`) and solves it with the chain of :func:`problems.solvers.solve`:
 Clarabel called directly (default), the block interior-point method of :mod:`problems.ipm.block`
 (``backend="block"``, chosen for m ≥ 3 and large LPs), or CVXPY (``backend="cvxpy"``), each certified by
 the safe bounds, with HiGHS and SCS as fallbacks.
@@ -30,15 +30,14 @@ from ..certificate import Certificate
 from ..closed_forms import check_eps
 from ..errors import InvalidInputError, ShapeMismatchError
 from ..lp import Bounds, Status, reduced_spec
-from ..lp import solve as solve_lp
 from ..lp.tiny import tiny_solution
-from ..solver import SolverStats
+from ..solvers.chain import solve as solve_lp
+from ..solvers.settings import SMALL_LP_SIZE
+from ..solvers.stats import SolverStats
 
 __all__ = ["ReducedLP", "ReducedLPSolution", "BACKENDS", "SMALL_LP_SIZE"]
 
 BACKENDS = ("clarabel", "block", "cvxpy")
-#: LPs with at most this many variables are solved to the tighter tolerance (see problems.lp.backends).
-SMALL_LP_SIZE = 20_000
 
 
 @dataclass(frozen=True)

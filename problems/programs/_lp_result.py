@@ -9,7 +9,7 @@ from ..database import DatabaseSpace
 from ..lp import Bounds, Status
 from ..mechanism import Mechanism
 from ..result import SolveResult
-from ..solver import SolverStats
+from ..solvers.stats import SolverStats
 from .ratio_lp import RatioLPSolution
 
 

@@ -20,11 +20,10 @@ import numpy as np
 
 from ..certificate import Certificate
 from ..lp import Bounds, certified
+from ..solvers.settings import UNIT_ROUNDOFF as _U
 from ..units import to_unit
 
 __all__ = ["within_distortion", "information_certificate"]
-
-_U = 2.0**-53
 
 
 def within_distortion(W: np.ndarray, p_x: np.ndarray, d: np.ndarray, D: float) -> tuple[np.ndarray, float]:

@@ -19,13 +19,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InvalidInputError
-from ..lp.backends import check_solver
 from ..lp.tiny import in_tiny_regime
 from ..mechanism import exponential_mechanism
 from ..prior_constants import eps_X
 from ..priors import Prior, require_prior
 from ..resources import require_dense_lp
 from ..result import SolveResult
+from ..solvers.backends import check_solver
 from ._lp_result import lp_result, theorem_result, verified_theorem_result
 from .ratio_lp import RatioLP
 from .theorem import SMALL_EPS_THEOREM, best_constant, constant_lower, safe_h_lower, small_eps

@@ -35,13 +35,13 @@ import numpy as np
 
 from ..closed_forms import check_eps
 from ..errors import InfeasibleProgramError, InvalidInputError, InvalidPrivacyLevelError
-from ..lp.backends import check_solver
 from ..lp.tiny import in_tiny_regime
 from ..mechanism import identifiability_matrix
 from ..prior_constants import at_least_eps_X, eps_tilde, eps_X, eps_X_ratio, near_eps_X, round_up_eps_X
 from ..priors import Prior, require_prior
 from ..resources import require_dense_lp
 from ..result import SolveResult
+from ..solvers.backends import check_solver
 from ._lp_result import lp_result, verified_theorem_result
 from .pd_dp import check_path, constant_result
 from .ratio_lp import RatioLP

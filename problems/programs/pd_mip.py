@@ -49,7 +49,8 @@ from ..measures import mutual_information
 from ..mechanism import Mechanism
 from ..priors import Prior
 from ..result import SolveResult
-from ..solver import SolverStats, solve_with_fallback
+from ..solvers.conic import solve_with_fallback
+from ..solvers.stats import SolverStats
 from ..units import check_unit, to_unit
 from .information_bounds import information_certificate, within_distortion
 

@@ -20,10 +20,10 @@ import numpy as np
 from ..closed_forms import apply_kron, check_eps, kernel
 from ..database import DatabaseSpace
 from ..errors import InvalidInputError
-from ..lp.backends import check_solver
 from ..lp.tiny import in_tiny_regime
 from ..resources import require_dense_lp
 from ..result import SolveResult
+from ..solvers.backends import check_solver
 from ._lp_result import lp_result, theorem_result
 from .pd_dp import check_path
 from .ratio_lp import RatioLP

@@ -20,7 +20,7 @@ R-PD     joint q(x,y)            d(x,y)                  total mass 1           
 =======  ======================  ======================  =====================  ==================
 
 :class:`RatioLP` builds the :class:`~problems.lp.spec.RatioLPSpec` once (:func:`~problems.lp.spec.dense_spec`)
-and solves it through the chain of :func:`problems.lp.solve`: every answer is repaired to an exactly
+and solves it through the chain of :func:`problems.solvers.solve`: every answer is repaired to an exactly
 feasible point and bounded from below by a safe dual bound; ``status`` is ``optimal`` only when the bounds
 agree to 1e-6 relative (``docs/certificates.md``).  At ε so large that the optimum is below the absolute
 tolerance of the status rule, no LP is solved (:mod:`problems.lp.tiny`).
@@ -37,10 +37,11 @@ from ..certificate import Certificate
 from ..closed_forms import check_eps
 from ..database import DatabaseSpace
 from ..errors import InvalidInputError
-from ..lp import Bounds, LPSolution, Status, dense_spec
-from ..lp import solve as solve_lp
+from ..lp import Bounds, Status, dense_spec
 from ..lp.tiny import tiny_solution
-from ..solver import SolverStats
+from ..solvers.chain import LPSolution
+from ..solvers.chain import solve as solve_lp
+from ..solvers.stats import SolverStats
 
 __all__ = ["RatioLP", "RatioLPSolution"]
 

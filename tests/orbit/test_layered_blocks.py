@@ -14,9 +14,9 @@ import pytest
 from problems.errors import InvalidInputError
 from problems.ipm.block import RaggedBlockSystem, solve_block_lp
 from problems.ipm.layered import LayeredFactor
-from problems.lp import solve as solve_lp
 from problems.orbit import ReducedPDDP, ReducedPDI, symmetric_iid
 from problems.orbit.symmetric_prior import parse_symmetric_prior
+from problems.solvers import solve as solve_lp
 
 MIXTURE = "mixture:0.5,0.5/0.8,0.2/0.3,0.7"
 
@@ -135,8 +135,8 @@ def test_pd_i_n100_is_certified():
     from Clarabel's multipliers (Clarabel is inaccurate here: its bound is 0.4 % below the value), and E_d at ε − ε_X, feasible in closed form, so the
     value is at most h(ε − ε_X) (Wang, Ying & Zhang 2016, Theorem 1)."""
     from problems.closed_forms import h
-    from problems.lp.backends import ClarabelBackend
     from problems.lp.bounds import lower_bound
+    from problems.solvers.backends import ClarabelBackend
 
     prog = ReducedPDI(parse_symmetric_prior("iid:0.3,0.7", 100, 2))
     spec = prog.lp.spec

@@ -3,7 +3,7 @@ r"""Back ends of the ratio LP, all behind one interface.
 Every back end takes a :class:`~problems.lp.spec.RatioLPSpec` and ε and returns a :class:`RawSolution`:
 the primal z and multipliers (ν, λ) *in the spec's variables and rows*, with the sign convention of
 CVXPY (Lagrangian :math:`c^\top z + \nu^\top(Az-b) + \lambda^\top G z`, λ ≥ 0).  A back end never decides
-whether its answer is right: :func:`problems.lp.chain.solve` certifies it.
+whether its answer is right: :func:`problems.solvers.chain.solve` certifies it.
 
 ========== ==================================================================================
 name       method
@@ -41,7 +41,26 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import InvalidInputError
-from .spec import RatioLPSpec
+from ..lp.spec import RatioLPSpec
+from .settings import (
+    CLARABEL_LP_LOOSE,
+    CLARABEL_LP_OPTIONS,
+    CLARABEL_LP_TIGHT,
+    CVXPY_CLARABEL_LP_OPTIONS,
+    DEFAULT_TIME_LIMIT,
+    HIGHS_LP_OPTIONS,
+    IMPLIED_NONNEG_MIN_EPS,
+    LOOSE_ROW_LOG,
+    LP_ORDER,
+    RECIPROCAL_KAPPA_TOL,
+    SCALE_FLOOR_LOG,
+    SCALE_MIN_EPS,
+    SCS_LP_OPTIONS,
+    SCS_MAX_ITERS,
+    SCS_TIME_LIMIT,
+    SMALL_LP_SIZE,
+    STRUCTURED_MIN_N,
+)
 
 __all__ = [
     "RawSolution",
@@ -57,22 +76,6 @@ __all__ = [
     "nonneg_implied",
     "check_solver",
 ]
-
-#: From this ε on, the sparse back ends solve the LP scaled by the exponential mechanism.
-SCALE_MIN_EPS = 6.0
-#: Column scales are floored at e^SCALE_FLOOR_LOG (normalisation rows keep coefficients a solver resolves).
-SCALE_FLOOR_LOG = -600.0
-#: In the scaled LP, ratio rows v_s ≤ f·v_d with ln f above this are left out (f = 1e12).
-LOOSE_ROW_LOG = math.log(1e12)
-#: Seconds one back end may run before the chain moves to the next.
-DEFAULT_TIME_LIMIT = 600.0
-#: SCS is the last resort of the chain: at most this many iterations and seconds.
-SCS_MAX_ITERS = 20_000
-SCS_TIME_LIMIT = 120.0
-#: The rows z ≥ 0 are left out when implied (see :func:`nonneg_implied`) from this ε on.
-IMPLIED_NONNEG_MIN_EPS = 0.05
-#: LPs with at most this many variables are solved to the tighter tolerance.
-SMALL_LP_SIZE = 20_000
 
 
 @dataclass(frozen=True)
@@ -119,7 +122,7 @@ def nonneg_implied(spec: RatioLPSpec) -> bool:
         ok = spec.P > 0 and bool(np.all(np.isfinite(spec.log_kappa)))
         if ok:
             rev, has = reverse_pairs(spec.src, spec.dst, spec.K)
-            paired = has & (np.abs(spec.log_kappa + spec.log_kappa[rev]) <= 1e-9)
+            paired = has & (np.abs(spec.log_kappa + spec.log_kappa[rev]) <= RECIPROCAL_KAPPA_TOL)
             covered = np.zeros(spec.K, dtype=bool)
             covered[spec.src[paired]] = True
             ok = bool(covered.all())
@@ -247,16 +250,9 @@ class ClarabelBackend(_DirectConic):
             raise BackendError("this LP has no alternative scaling")
         t0 = time.perf_counter()
         sc, M, rhs, E, n_ineq = self.data(spec, eps)
-        tol = 1e-10 if spec.K <= SMALL_LP_SIZE else 1e-8
         opts = {
-            "tol_gap_abs": tol,
-            "tol_gap_rel": tol,
-            "tol_feas": tol,
-            "tol_ktratio": 1e-6 if tol > 1e-9 else 1e-8,
-            "max_iter": 400,
-            "direct_solve_method": "qdldl",  # "auto" picks faer here, 3–4× slower on these LPs
-            "presolve_enable": False,
-            "verbose": False,
+            **(CLARABEL_LP_TIGHT if spec.K <= SMALL_LP_SIZE else CLARABEL_LP_LOOSE),
+            **CLARABEL_LP_OPTIONS,
             "time_limit": float(time_limit),
             **self.settings,
         }
@@ -307,8 +303,7 @@ class ScsBackend(_DirectConic):
             solver = scs.SCS(
                 {"A": M, "b": rhs, "c": sc.q},
                 {"z": E, "l": n_ineq},
-                eps_abs=1e-10,
-                eps_rel=1e-10,
+                **SCS_LP_OPTIONS,
                 max_iters=SCS_MAX_ITERS,
                 time_limit_secs=float(min(time_limit, SCS_TIME_LIMIT)),
                 verbose=False,
@@ -366,12 +361,7 @@ class HighsBackend:
                     b_eq=spec.b,
                     bounds=(0, None),
                     method="highs",
-                    options={
-                        "time_limit": float(time_limit),
-                        "primal_feasibility_tolerance": 1e-10,
-                        "dual_feasibility_tolerance": 1e-10,
-                        "presolve": True,
-                    },
+                    options={"time_limit": float(time_limit), **HIGHS_LP_OPTIONS},
                 )
             except Exception as exc:  # noqa: BLE001
                 raise BackendError(f"{type(exc).__name__}: {exc}") from exc
@@ -451,12 +441,7 @@ class CvxpyBackend:
             r.value = math.exp(eps)
         opts: dict = {}
         if self.solver == "CLARABEL":
-            opts = {
-                "tol_gap_abs": 1e-10,
-                "tol_gap_rel": 1e-10,
-                "tol_feas": 1e-10,
-                "time_limit": float(time_limit),
-            }
+            opts = {**CVXPY_CLARABEL_LP_OPTIONS, "time_limit": float(time_limit)}
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -568,8 +553,6 @@ ALIASES = {
     "BLOCK-IPM": "BLOCK",
     "CVXPY-CLARABEL": "CVXPY",
 }
-#: ``method="auto"`` of the dense LPs uses the structured method from this many databases on.
-STRUCTURED_MIN_N = 128
 
 
 def backend(name: str) -> Backend:
@@ -591,7 +574,7 @@ def check_solver(name: str | None) -> str | None:
 def default_order(spec: RatioLPSpec, prefer: str | None = None) -> list[str]:
     """The chain tried when no solver is named: a structure-exploiting method first where it pays, then
     Clarabel, HiGHS and SCS."""
-    order = ["CLARABEL", "HIGHS", "SCS"]
+    order = list(LP_ORDER)
     if spec.alt_log_scale is not None:
         order.insert(1, "CLARABEL-ALT")
     if prefer is not None:

@@ -4,7 +4,8 @@ One acceptance policy for every ratio LP of the toolkit: an answer is accepted w
 :func:`problems.lp.bounds.certify` agree to :data:`~problems.lp.bounds.RELATIVE_GAP`.  A back end that
 crashes, runs out of time or returns a poor point is recorded in ``attempts`` and the next one runs.  Bounds
 from different attempts combine (the best lower bound and the best exactly feasible point are both valid),
-so the final answer is never worse than its best attempt.
+so the final answer is never worse than its best attempt.  Its time limits and the parameters of its
+tightened re-solves are in :mod:`problems.solvers.settings`.
 """
 
 from __future__ import annotations
@@ -16,54 +17,30 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..certificate import Certificate
+from ..lp.bounds import RELATIVE_GAP, Bounds, certified, certify, lower_bound
+from ..lp.spec import RatioLPSpec
+from ..lp.status import Status
 from ..progress import say, ticking
-from ..solver_stats import SolverStats
-from .backends import DEFAULT_TIME_LIMIT, BackendError, resolve_order
-from .bounds import RELATIVE_GAP, Bounds, certified, certify, lower_bound
-from .spec import RatioLPSpec
-from .status import Status
+from .attempts import Attempt
+from .backends import BackendError, resolve_order
+from .settings import (
+    ANNOUNCE_SIZE,
+    BOUNDARY_MARGIN,
+    DEFAULT_TIME_LIMIT,
+    NEAR_MISS,
+    NEAR_MISS_FACTOR,
+    NEAR_MISS_SECONDS,
+    POINT_BUDGET_FACTOR,
+    TIGHTEN_COST,
+    TIGHTEN_MAX,
+    TIGHTEN_MIN,
+    TIGHTEN_STEP,
+    TIGHTEN_TRIES,
+    TIGHTEN_WELL_MIXED,
+)
+from .stats import SolverStats
 
 __all__ = ["LPSolution", "Attempt", "solve", "certificate_of", "tightened_level", "NEAR_MISS"]
-
-#: After an attempt whose bounds agree to NEAR_MISS relative (but not to the certification tolerance), each
-#: later attempt gets max(NEAR_MISS_SECONDS, NEAR_MISS_FACTOR × that attempt's time) at most.
-NEAR_MISS = 1e-3
-NEAR_MISS_SECONDS = 60.0
-NEAR_MISS_FACTOR = 20.0
-
-#: The tightened re-solve (:func:`tightened_level`) aims to pay at most this fraction of the value for its
-#: margin δ (|dV/dε|·δ ≤ TIGHTEN_COST·V), and keeps δ within [TIGHTEN_MIN, TIGHTEN_MAX].
-TIGHTEN_COST = 1e-7
-TIGHTEN_MIN = 1e-9
-TIGHTEN_MAX = 1e-5
-#: At most this many tightened re-solves per back end; each next δ is TIGHTEN_STEP times larger or smaller.
-TIGHTEN_TRIES = 2
-TIGHTEN_STEP = 30.0
-
-#: The whole point (every attempt of the chain) gets at most this many times the per-attempt limit.
-POINT_BUDGET_FACTOR = 3.0
-#: LPs from this many variables on announce their back ends and budget on the ticker's stream.
-ANNOUNCE_SIZE = 20_000
-
-
-@dataclass(frozen=True)
-class Attempt:
-    """One back end's try: what it said, how long it took, and the bounds its point and multipliers gave."""
-
-    backend: str
-    outcome: str
-    seconds: float
-    lower: float = 0.0
-    upper: float = math.inf
-    certified: bool = False
-
-    def as_pair(self) -> tuple[str, str]:
-        if math.isfinite(self.upper):
-            proof = f"bounds [{self.lower:.10g}, {self.upper:.10g}]" + (
-                " certified" if self.certified else ""
-            )
-            return self.backend, f"{self.outcome}; {proof}"
-        return self.backend, self.outcome
 
 
 @dataclass(frozen=True, eq=False)
@@ -159,8 +136,8 @@ def tightened_level(
     A point solved at ε − δ satisfies every ratio row at ε with a relative slack of about δ, which absorbs the
     back end's round-off without mixing in a reference point; it costs about :math:`|dV/d\epsilon|\,\delta`.
     The slope comes from the envelope theorem, :math:`|dV/d\epsilon| = e^\epsilon\sum_p \lambda_p\kappa_p
-    z_{d_p}` at the back end's point, and δ is chosen so that the cost is :data:`TIGHTEN_COST` of the value
-    (times ``scale``), within [:data:`TIGHTEN_MIN`, :data:`TIGHTEN_MAX`] and below half of ε − ε_min.  The choice
+    z_{d_p}` at the back end's point, and δ is chosen so that the cost is :data:`~problems.solvers.settings.TIGHTEN_COST` of the value
+    (times ``scale``), within [:data:`~problems.solvers.settings.TIGHTEN_MIN`, :data:`~problems.solvers.settings.TIGHTEN_MAX`] and below half of ε − ε_min.  The choice
     is a heuristic only: whatever the re-solve returns is certified at ε from scratch.
     """
     z = np.clip(np.nan_to_num(np.asarray(z, dtype=float)), 0.0, None)
@@ -203,16 +180,16 @@ def solve(
     ``solver`` names the back end tried first (an unknown name raises
     :class:`~problems.errors.InvalidInputError` before anything runs); ``prefer`` is the program's own first
     choice when no solver is named; ``time_limit`` bounds each attempt (default
-    :data:`~problems.lp.backends.DEFAULT_TIME_LIMIT` seconds; after a near miss — bounds within
-    :data:`NEAR_MISS` — the later attempts get at most max(60 s, 20× the near miss's time)); ``known_lower`` is
-    a lower bound proved by a closed form.  The whole point gets at most :data:`POINT_BUDGET_FACTOR` times the
+    :data:`~problems.solvers.settings.DEFAULT_TIME_LIMIT` seconds; after a near miss — bounds within
+    :data:`~problems.solvers.settings.NEAR_MISS` — the later attempts get at most max(60 s, 20× the near miss's time)); ``known_lower`` is
+    a lower bound proved by a closed form.  The whole point gets at most :data:`~problems.solvers.settings.POINT_BUDGET_FACTOR` times the
     per-attempt limit; an attempt is cut to what is left of it, and attempts after it is spent are recorded as not
     run.  With the ticker on (:func:`problems.progress.enable_ticker`, as the command line does) an LP from
-    :data:`ANNOUNCE_SIZE` variables states its back ends and budget, and every attempt that runs longer than
+    :data:`~problems.solvers.settings.ANNOUNCE_SIZE` variables states its back ends and budget, and every attempt that runs longer than
     10 s says every 10 s which one runs, why, and the iteration it reached.
     """
     order = resolve_order(spec, solver, prefer)
-    interior = eps - spec.eps_min > 1e-9 * (1.0 + abs(eps))
+    interior = eps - spec.eps_min > BOUNDARY_MARGIN * (1.0 + abs(eps))
     if not interior:
         # ε = ε_min: the feasible set has no interior, so no point can be proved feasible by the repair and
         # fallbacks cannot help; one back end answers (status inaccurate, the lower bound still holds)
@@ -302,7 +279,7 @@ def solve(
                     break
                 # a large mixing weight means the slack did not cover the round-off (tighten more); a small
                 # one that the margin itself cost too much (tighten less)
-                wider = not (tc.z is not None and tc.mix < 1e-6)
+                wider = not (tc.z is not None and tc.mix < TIGHTEN_WELL_MIXED)
                 delta = (eps - level) * (TIGHTEN_STEP if wider else 1.0 / TIGHTEN_STEP)
                 delta = min(max(delta, TIGHTEN_MIN), 0.5 * (eps - spec.eps_min))
                 level = eps - delta

@@ -10,6 +10,8 @@ Order of preference: the solver the caller names, then Clarabel (interior point,
 programs), then HiGHS (LPs only, if installed), then SCS (first-order, looser).  A solver that raises, or that
 ends with a status other than ``optimal``/``infeasible``, is recorded in ``SolverStats.attempts`` and the
 next one is tried.  ``optimal_inaccurate`` is kept as a last resort only if nothing better was found.
+The order and the solvers' default options are :data:`~problems.solvers.settings.CONIC_ORDER` and
+:data:`~problems.solvers.settings.CONIC_OPTIONS`.
 """
 
 from __future__ import annotations
@@ -20,26 +22,14 @@ from collections.abc import Callable, Sequence
 
 import cvxpy as cp
 
-from .errors import InfeasibleProgramError, InvalidInputError, SolverFailedError
-from .solver_stats import SolverStats
+from ..errors import InfeasibleProgramError, InvalidInputError, SolverFailedError
+from .attempts import Attempt
+from .settings import CONIC_OPTIONS as _DEFAULT_OPTIONS
+from .settings import CONIC_ORDER as DEFAULT_ORDER
+from .settings import LP_ONLY_SOLVERS as _LP_ONLY
+from .stats import SolverStats
 
 __all__ = ["SolverStats", "available_solvers", "solve_with_fallback", "DEFAULT_ORDER"]
-
-DEFAULT_ORDER: tuple[str, ...] = ("CLARABEL", "HIGHS", "SCS")
-_LP_ONLY = {"HIGHS", "GLPK", "GLOP", "CBC", "SCIPY"}
-
-# Tight defaults so that certificates reach ~1e-9 where the solver can.
-_DEFAULT_OPTIONS: dict[str, dict] = {
-    # QDLDL, not "auto": in this Clarabel build "auto" picks faer, 3–4× slower on these sparse LPs
-    "CLARABEL": {
-        "tol_gap_abs": 1e-10,
-        "tol_gap_rel": 1e-10,
-        "tol_feas": 1e-10,
-        "tol_ktratio": 1e-8,
-        "direct_solve_method": "qdldl",
-    },
-    "SCS": {"eps_abs": 1e-9, "eps_rel": 1e-9, "max_iters": 200_000},
-}
 
 
 def available_solvers(*, lp: bool = False) -> list[str]:
@@ -103,7 +93,7 @@ def solve_with_fallback(
     order = _order(solver, lp)
     if not fallback:
         order = order[:1]
-    attempts: list[tuple[str, str]] = []
+    attempts: list[Attempt] = []
     inaccurate: tuple[str, float, dict] | None = None
     for name in order:
         opts = dict(_DEFAULT_OPTIONS.get(name, {}))
@@ -114,11 +104,11 @@ def solve_with_fallback(
                 warnings.filterwarnings("ignore", message="Solution may be inaccurate")
                 problem.solve(solver=name, **opts)
         except (cp.error.SolverError, ArithmeticError, ValueError) as exc:  # solver crashed: try the next
-            attempts.append((name, f"error: {exc}".splitlines()[0][:200]))
+            attempts.append(Attempt(name, f"error: {exc}".splitlines()[0][:200], time.perf_counter() - start))
             continue
         wall = time.perf_counter() - start
         status = problem.status
-        attempts.append((name, status))
+        attempts.append(Attempt(name, status, wall))
         if status == cp.OPTIMAL:
             return _stats(problem, name, wall, attempts)
         # only a solver's proof counts ("infeasible"); "infeasible (inaccurate)" is no proof: try the next one
@@ -129,13 +119,13 @@ def solve_with_fallback(
             inaccurate = (name, wall, {v.id: v.value for v in problem.variables()})
     if inaccurate is not None:
         name, wall, values = inaccurate
-        if problem.status != cp.OPTIMAL_INACCURATE or attempts[-1][0] != name:
+        if problem.status != cp.OPTIMAL_INACCURATE or attempts[-1].solver != name:
             problem.solve(solver=name, **{**_DEFAULT_OPTIONS.get(name, {}), **(options or {}).get(name, {})})
         return _stats(problem, name, wall, attempts)
-    raise SolverFailedError(program, attempts)
+    raise SolverFailedError(program, [a.as_pair() for a in attempts])
 
 
-def _stats(problem: cp.Problem, name: str, wall: float, attempts: Sequence[tuple[str, str]]) -> SolverStats:
+def _stats(problem: cp.Problem, name: str, wall: float, attempts: Sequence[Attempt]) -> SolverStats:
     st = problem.solver_stats
     solve_time = st.solve_time if st is not None and st.solve_time is not None else wall
     iters = st.num_iters if st is not None else None
@@ -148,5 +138,5 @@ def _stats(problem: cp.Problem, name: str, wall: float, attempts: Sequence[tuple
         solve_time=float(solve_time),
         compile_time=compile_time,
         iterations=None if iters is None else int(iters),
-        attempts=tuple(attempts),
+        attempts=tuple(a.as_pair() for a in attempts),
     )

@@ -1,0 +1,18 @@
+"""Deprecated: :mod:`problems.solver` moved to :mod:`problems.solvers.conic`; this path keeps working for one release.
+
+Importing it warns once (:class:`DeprecationWarning`) and gives the new module itself, so that every name,
+private ones included, is the same object as in :mod:`problems.solvers.conic`.
+"""
+
+import sys
+import warnings
+
+from ..solvers.conic import *  # noqa: F403 - the public names, for type checkers
+from ..solvers.conic import __all__  # noqa: F401
+
+warnings.warn(
+    "problems.solver is deprecated and will be removed in the next release; import from problems.solvers.conic",
+    DeprecationWarning,
+    stacklevel=2,
+)
+sys.modules[__name__] = sys.modules["problems.solvers.conic"]

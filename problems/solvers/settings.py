@@ -1,0 +1,188 @@
+r"""Every tolerance, solver order and time limit of the solve path, defined once.
+
+The numbers here decide how hard the solvers work and in which order they run, never whether an answer is
+right: that is the certificate's (:func:`problems.lp.bounds.certify`, with its own
+:data:`~problems.lp.bounds.RELATIVE_GAP` and :data:`~problems.lp.bounds.ABSOLUTE_GAP`).  Changing a value here
+can make a solve slower, faster or uncertified, never wrongly certified.
+
+Sections: floating point; time limits and budgets; solver orders; the LP chain; the LP back ends; the conic
+programs.  The modules that use a value import it from here (and some re-export it under their own name for
+compatibility, e.g. :data:`problems.solvers.backends.SCALE_MIN_EPS`).  Nothing here imports anything heavier
+than :mod:`math`.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Final
+
+__all__ = [
+    "UNIT_ROUNDOFF",
+    "DEFAULT_TIME_LIMIT",
+    "POINT_BUDGET_FACTOR",
+    "NEAR_MISS",
+    "NEAR_MISS_SECONDS",
+    "NEAR_MISS_FACTOR",
+    "SCS_MAX_ITERS",
+    "SCS_TIME_LIMIT",
+    "LP_ORDER",
+    "STRUCTURED_MIN_N",
+    "CONIC_ORDER",
+    "LP_ONLY_SOLVERS",
+    "SMALL_LP_SIZE",
+    "LAYERED_MIN_VARIABLES",
+    "PDI_BLOCK_MARGIN",
+    "BOUNDARY_MARGIN",
+    "ANNOUNCE_SIZE",
+    "TIGHTEN_COST",
+    "TIGHTEN_MIN",
+    "TIGHTEN_MAX",
+    "TIGHTEN_TRIES",
+    "TIGHTEN_STEP",
+    "TIGHTEN_WELL_MIXED",
+    "SCALE_MIN_EPS",
+    "SCALE_FLOOR_LOG",
+    "LOOSE_ROW_LOG",
+    "IMPLIED_NONNEG_MIN_EPS",
+    "RECIPROCAL_KAPPA_TOL",
+    "CLARABEL_LP_TIGHT",
+    "CLARABEL_LP_LOOSE",
+    "CLARABEL_LP_OPTIONS",
+    "SCS_LP_OPTIONS",
+    "HIGHS_LP_OPTIONS",
+    "CVXPY_CLARABEL_LP_OPTIONS",
+    "CONIC_OPTIONS",
+    "DESIGN_CONIC_OPTIONS",
+]
+
+# ------------------------------------------------------------------------------------------ floating point
+#: The unit roundoff of IEEE double precision, u = 2⁻⁵³: every basic operation is exact up to a factor
+#: (1 ± u).  Every rounding-error margin of the toolkit's bounds is a multiple of it.
+UNIT_ROUNDOFF: Final = 2.0**-53
+
+# ------------------------------------------------------------------------------- time limits and budgets
+#: Seconds one LP back end may run before the chain moves to the next (``time_limit=`` of the programs).
+DEFAULT_TIME_LIMIT: Final = 600.0
+#: The whole point (every attempt of the LP chain) gets at most this many times the per-attempt limit.
+POINT_BUDGET_FACTOR: Final = 3.0
+#: After an attempt whose bounds agree to NEAR_MISS relative (but not to the certification tolerance), each
+#: later attempt gets max(NEAR_MISS_SECONDS, NEAR_MISS_FACTOR × that attempt's time) at most.
+NEAR_MISS: Final = 1e-3
+NEAR_MISS_SECONDS: Final = 60.0
+NEAR_MISS_FACTOR: Final = 20.0
+#: SCS is the last resort of the LP chain: at most this many iterations and seconds.
+SCS_MAX_ITERS: Final = 20_000
+SCS_TIME_LIMIT: Final = 120.0
+
+# ------------------------------------------------------------------------------------------ solver orders
+#: The LP chain when no solver is named: Clarabel, HiGHS, SCS (:func:`problems.solvers.backends.default_order`
+#: puts CLARABEL-ALT second where the program has its own scaling, and STRUCTURED first for large dense LPs).
+LP_ORDER: Final = ("CLARABEL", "HIGHS", "SCS")
+#: Dense LPs from this many databases on start with the structured interior-point method.
+STRUCTURED_MIN_N: Final = 128
+#: The conic fallback (:func:`problems.solvers.conic.solve_with_fallback`), in order of preference:
+#: Clarabel (interior point, exact to ~1e-9 on these programs), HiGHS (LPs only), SCS (first-order, looser).
+CONIC_ORDER: Final = ("CLARABEL", "HIGHS", "SCS")
+#: CVXPY solvers that solve linear programs only (left out of the conic order of a non-linear program).
+LP_ONLY_SOLVERS: Final = frozenset({"HIGHS", "GLPK", "GLOP", "CBC", "SCIPY"})
+#: LPs with at most this many variables are solved by Clarabel to the tight tolerances
+#: (:data:`CLARABEL_LP_TIGHT`); the orbit-reduced programs with m ≥ 3 above it start with the block
+#: interior-point method (:func:`problems.orbit.programs.choose_backend`).
+SMALL_LP_SIZE: Final = 20_000
+#: m = 2 joint-type LPs with more variables than this start with the layered block method (n ≥ 20).
+LAYERED_MIN_VARIABLES: Final = 1500
+#: PD-I with ε − ε_X below this is solved by Clarabel even when the block back end is chosen (m ≥ 3).
+PDI_BLOCK_MARGIN: Final = 0.25
+
+# ------------------------------------------------------------------------------------------- the LP chain
+#: ε is taken as the boundary ε_min of the feasible levels (no interior: one back end answers, nothing can be
+#: repaired) when ε − ε_min ≤ BOUNDARY_MARGIN·(1 + |ε|).
+BOUNDARY_MARGIN: Final = 1e-9
+#: LPs from this many variables on announce their back ends and budget on the ticker's stream.
+ANNOUNCE_SIZE: Final = 20_000
+#: The tightened re-solve (:func:`problems.solvers.chain.tightened_level`) aims to pay at most this fraction of
+#: the value for its margin δ (|dV/dε|·δ ≤ TIGHTEN_COST·V), and keeps δ within [TIGHTEN_MIN, TIGHTEN_MAX].
+TIGHTEN_COST: Final = 1e-7
+TIGHTEN_MIN: Final = 1e-9
+TIGHTEN_MAX: Final = 1e-5
+#: At most this many tightened re-solves per back end; each next δ is TIGHTEN_STEP times larger or smaller.
+TIGHTEN_TRIES: Final = 2
+TIGHTEN_STEP: Final = 30.0
+#: A tightened point whose exact repair mixed in less than this weight of the reference point had slack to
+#: spare: the next re-solve tightens less (else more).
+TIGHTEN_WELL_MIXED: Final = 1e-6
+
+# ------------------------------------------------------------------------------------------- LP back ends
+#: From this ε on, the sparse back ends solve the LP scaled by the exponential mechanism.
+SCALE_MIN_EPS: Final = 6.0
+#: Column scales are floored at e^SCALE_FLOOR_LOG (normalisation rows keep coefficients a solver resolves).
+SCALE_FLOOR_LOG: Final = -600.0
+#: In the scaled LP, ratio rows v_s ≤ f·v_d with ln f above this are left out (f = 1e12).
+LOOSE_ROW_LOG: Final = math.log(1e12)
+#: The rows z ≥ 0 are left out when implied (:func:`problems.solvers.backends.nonneg_implied`) from this ε on.
+IMPLIED_NONNEG_MIN_EPS: Final = 0.05
+#: Two ratio rows are each other's reverse when |ln κ_p + ln κ_p'| is at most this.
+RECIPROCAL_KAPPA_TOL: Final = 1e-9
+#: Clarabel on LPs of at most :data:`SMALL_LP_SIZE` variables.
+CLARABEL_LP_TIGHT: Final[dict[str, Any]] = {
+    "tol_gap_abs": 1e-10,
+    "tol_gap_rel": 1e-10,
+    "tol_feas": 1e-10,
+    "tol_ktratio": 1e-8,
+}
+#: Clarabel on larger LPs.
+CLARABEL_LP_LOOSE: Final[dict[str, Any]] = {
+    "tol_gap_abs": 1e-8,
+    "tol_gap_rel": 1e-8,
+    "tol_feas": 1e-8,
+    "tol_ktratio": 1e-6,
+}
+#: Clarabel on every LP (with one of the two above and the attempt's time limit).  QDLDL, not "auto": in this
+#: Clarabel build "auto" picks faer, 3–4× slower on these sparse LPs.
+CLARABEL_LP_OPTIONS: Final[dict[str, Any]] = {
+    "max_iter": 400,
+    "direct_solve_method": "qdldl",
+    "presolve_enable": False,
+    "verbose": False,
+}
+#: SCS on the LPs (with :data:`SCS_MAX_ITERS` and :data:`SCS_TIME_LIMIT`).
+SCS_LP_OPTIONS: Final[dict[str, Any]] = {"eps_abs": 1e-10, "eps_rel": 1e-10}
+#: HiGHS (through :func:`scipy.optimize.linprog`) on the LPs, with the attempt's time limit.
+HIGHS_LP_OPTIONS: Final[dict[str, Any]] = {
+    "primal_feasibility_tolerance": 1e-10,
+    "dual_feasibility_tolerance": 1e-10,
+    "presolve": True,
+}
+#: Clarabel through CVXPY on the LPs (the ``CVXPY`` back end), with the attempt's time limit.
+CVXPY_CLARABEL_LP_OPTIONS: Final[dict[str, Any]] = {
+    "tol_gap_abs": 1e-10,
+    "tol_gap_rel": 1e-10,
+    "tol_feas": 1e-10,
+}
+
+# ---------------------------------------------------------------------------------------- conic programs
+#: Per CVXPY solver, the options of the conic fallback: tight, so that certificates reach ~1e-9 where the
+#: solver can.  QDLDL for Clarabel, as above.
+CONIC_OPTIONS: Final[dict[str, dict[str, Any]]] = {
+    "CLARABEL": {
+        "tol_gap_abs": 1e-10,
+        "tol_gap_rel": 1e-10,
+        "tol_feas": 1e-10,
+        "tol_ktratio": 1e-8,
+        "direct_solve_method": "qdldl",
+    },
+    "SCS": {"eps_abs": 1e-9, "eps_rel": 1e-9, "max_iters": 200_000},
+}
+#: The mechanism design program (:mod:`problems.design.program`).  Clarabel stalls at ~1e-8 relative accuracy on
+#: the larger unfactored programs (many degenerate vertex constraints); its "almost solved" answer is accepted,
+#: because feasibility and optimality are certified independently afterwards (recomputed C1 + repair,
+#: Lagrangian lower bound).
+DESIGN_CONIC_OPTIONS: Final[dict[str, dict[str, Any]]] = {
+    "CLARABEL": {
+        "tol_gap_abs": 1e-10,
+        "tol_gap_rel": 1e-10,
+        "tol_feas": 1e-10,
+        "tol_ktratio": 1e-8,
+        "max_iter": 150,
+    }
+}
