@@ -54,7 +54,7 @@ from ..programs.theorem import SMALL_EPS_THEOREM, constant_lower, small_eps
 from ..result import SolveResult
 from ..solvers.backends import check_solver
 from ..solvers.settings import (
-    BOUNDARY_MARGIN,
+    INTERIOR_MARGIN,
     LAYERED_MIN_VARIABLES,
     PDI_BLOCK_MARGIN,
     SCALE_MIN_EPS,
@@ -566,9 +566,7 @@ class ReducedPDI(_PriorProgram):
                 raise InvalidInputError(
                     "the reduced theorem path of PD-I needs an i.i.d. prior and ε ≥ ε̃_X (Wang, Ying & Zhang 2016, Lemma 4)"
                 )
-        at_boundary = e - self.eps_X <= BOUNDARY_MARGIN * (
-            1.0 + abs(e)
-        )  # no interior: one back end answers (solvers.chain)
+        at_boundary = e - self.eps_X <= INTERIOR_MARGIN * (1.0 + abs(e))  # no interior: as in solvers.chain
         if self.backend == "block" and (at_boundary or (self.m >= 3 and e - self.eps_X < PDI_BLOCK_MARGIN)):
             # at and just above ε_X the feasible set has (almost) no interior: the block method would stall and
             # fall back anyway (measured, docs/orbit_reduction.md §10), so Clarabel solves these directly

@@ -25,8 +25,8 @@ from .attempts import Attempt
 from .backends import BackendError, resolve_order
 from .settings import (
     ANNOUNCE_SIZE,
-    BOUNDARY_MARGIN,
     DEFAULT_TIME_LIMIT,
+    INTERIOR_MARGIN,
     NEAR_MISS,
     NEAR_MISS_FACTOR,
     NEAR_MISS_SECONDS,
@@ -189,7 +189,7 @@ def solve(
     10 s says every 10 s which one runs, why, and the iteration it reached.
     """
     order = resolve_order(spec, solver, prefer)
-    interior = eps - spec.eps_min > BOUNDARY_MARGIN * (1.0 + abs(eps))
+    interior = eps - spec.eps_min > INTERIOR_MARGIN * (1.0 + abs(eps))
     if not interior:
         # ε = ε_min: the feasible set has no interior, so no point can be proved feasible by the repair and
         # fallbacks cannot help; one back end answers (status inaccurate, the lower bound still holds)

@@ -32,7 +32,7 @@ __all__ = [
     "SMALL_LP_SIZE",
     "LAYERED_MIN_VARIABLES",
     "PDI_BLOCK_MARGIN",
-    "BOUNDARY_MARGIN",
+    "INTERIOR_MARGIN",
     "ANNOUNCE_SIZE",
     "TIGHTEN_COST",
     "TIGHTEN_MIN",
@@ -96,8 +96,8 @@ PDI_BLOCK_MARGIN: Final = 0.25
 
 # ------------------------------------------------------------------------------------------- the LP chain
 #: ε is taken as the boundary ε_min of the feasible levels (no interior: one back end answers, nothing can be
-#: repaired) when ε − ε_min ≤ BOUNDARY_MARGIN·(1 + |ε|).
-BOUNDARY_MARGIN: Final = 1e-9
+#: repaired) when ε − ε_min ≤ INTERIOR_MARGIN·(1 + |ε|).
+INTERIOR_MARGIN: Final = 1e-9
 #: LPs from this many variables on announce their back ends and budget on the ticker's stream.
 ANNOUNCE_SIZE: Final = 20_000
 #: The tightened re-solve (:func:`problems.solvers.chain.tightened_level`) aims to pay at most this fraction of
