@@ -96,12 +96,12 @@ PDI_BLOCK_MARGIN: Final = 0.25
 
 # ------------------------------------------------------------------------------------------- the LP chain
 #: ε is taken as the boundary ε_min of the feasible levels (no interior: one back end answers, nothing can be
-#: repaired) when ε − ε_min ≤ INTERIOR_MARGIN·(1 + |ε|).
+#: repaired) when ``ε − ε_min ≤ INTERIOR_MARGIN·(1 + abs(ε))``.
 INTERIOR_MARGIN: Final = 1e-9
 #: LPs from this many variables on announce their back ends and budget on the ticker's stream.
 ANNOUNCE_SIZE: Final = 20_000
 #: The tightened re-solve (:func:`problems.solvers.chain.tightened_level`) aims to pay at most this fraction of
-#: the value for its margin δ (|dV/dε|·δ ≤ TIGHTEN_COST·V), and keeps δ within [TIGHTEN_MIN, TIGHTEN_MAX].
+#: the value for its margin δ (``abs(dV/dε)·δ ≤ TIGHTEN_COST·V``), and keeps δ within [TIGHTEN_MIN, TIGHTEN_MAX].
 TIGHTEN_COST: Final = 1e-7
 TIGHTEN_MIN: Final = 1e-9
 TIGHTEN_MAX: Final = 1e-5
@@ -121,7 +121,7 @@ SCALE_FLOOR_LOG: Final = -600.0
 LOOSE_ROW_LOG: Final = math.log(1e12)
 #: The rows z ≥ 0 are left out when implied (:func:`problems.solvers.backends.nonneg_implied`) from this ε on.
 IMPLIED_NONNEG_MIN_EPS: Final = 0.05
-#: Two ratio rows are each other's reverse when |ln κ_p + ln κ_p'| is at most this.
+#: Two ratio rows are each other's reverse when ``abs(ln κ_p + ln κ_p')`` is at most this.
 RECIPROCAL_KAPPA_TOL: Final = 1e-9
 #: Clarabel on LPs of at most :data:`SMALL_LP_SIZE` variables.
 CLARABEL_LP_TIGHT: Final[dict[str, Any]] = {

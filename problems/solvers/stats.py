@@ -1,6 +1,6 @@
 """What the solver layer did: :class:`SolverStats`, shared by the LP chain and the conic solver layer.
 
-A module of its own so that the LP core (:mod:`problems.lp`) imports without CVXPY.
+A module of its own, without CVXPY, so that the LP core (:mod:`problems.lp`) and the LP chain import without it.
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ class SolverStats:
     iterations:
         Solver iterations, if reported.
     attempts:
-        ``(solver, outcome)`` for every solver tried, in order, including the successful one.
+        ``(solver, outcome)`` for every solver tried, in order, including the successful one (each an
+        :class:`~problems.solvers.attempts.Attempt` as :meth:`~problems.solvers.attempts.Attempt.as_pair`).
     """
 
     solver: str
