@@ -23,8 +23,8 @@ def test_lp_core_imports_without_cvxpy() -> None:
         "import sys\n"
         "import problems.lp, problems.lp.spec, problems.lp.bounds, problems.lp.status, problems.lp.tiny\n"
         "import problems.lp.matrix_check\n"
-        "import problems.solvers, problems.solvers.chain, problems.solvers.backends, problems.solvers.settings\n"
-        "import problems.solvers.stats, problems.solvers.attempts\n"
+        "import problems.solvers, problems.solvers.chain, problems.solvers.backends\n"
+        "import problems.solvers.settings, problems.solvers.stats, problems.solvers.attempts\n"
         "from problems.solvers import SolverStats, Attempt, solve, BACKENDS, settings\n"
         "print(sorted(m for m in sys.modules if m == 'cvxpy' or m.startswith('cvxpy.')))\n"
     )

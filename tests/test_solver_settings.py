@@ -1,7 +1,8 @@
-"""The one settings module of the solve path, and the one attempt record of the LP chain and the conic fallback.
+"""The one settings module of the solve path, and the one attempt record of the LP chain and the conic
+fallback.
 
-Each tolerance, order and time limit is defined once (``problems/solvers/settings.py``) and is what the back ends
-hand to their solvers; the attempts keep the printed form ``(solver, outcome)`` of before.
+Each tolerance, order and time limit is defined once (``problems/solvers/settings.py``) and is what the back
+ends hand to their solvers; the attempts keep the printed form ``(solver, outcome)`` of before.
 """
 
 from __future__ import annotations
@@ -135,7 +136,7 @@ def test_clarabel_gets_the_tolerances_of_the_lp_size(monkeypatch, small, tol, kt
 
 
 def test_attempt_pairs_keep_their_printed_form() -> None:
-    """``(solver, outcome)``, the bounds appended only when some were proved (``attempt  NAME: …`` on the CLI)."""
+    """``(solver, outcome)``, the bounds appended only when some were proved (the CLI's ``attempt  NAME: …``)."""
     assert Attempt("SCS", "error: boom", 0.1).as_pair() == ("SCS", "error: boom")
     proved = Attempt("CLARABEL", "Solved", 0.2, 0.25, 0.2500001, True)
     assert proved.as_pair() == ("CLARABEL", "Solved; bounds [0.25, 0.2500001] certified")

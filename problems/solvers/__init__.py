@@ -1,8 +1,8 @@
-"""The solvers: the back ends of the ratio LP, the chain that tries and certifies them, and the conic fallback.
+"""The solvers: the back ends of the ratio LP, the chain that tries and certifies them, the conic fallback.
 
 * :mod:`problems.solvers.backends` — Clarabel, HiGHS, SCS, CVXPY and the toolkit's interior-point methods,
   behind one interface (a back end never decides whether its answer is right);
-* :mod:`problems.solvers.chain` — the LP chain: try, certify with :mod:`problems.lp.bounds`, fall back, record;
+* :mod:`problems.solvers.chain` — the LP chain: try, certify (:mod:`problems.lp.bounds`), fall back, record;
 * :mod:`problems.solvers.conic` — the conic programs (PD-MIP, capacities, design, the model's conic path): one
   CVXPY solver after another;
 * :mod:`problems.solvers.settings` — every tolerance, solver order and time limit of the above, defined once;

@@ -136,8 +136,8 @@ def tightened_level(
     A point solved at ε − δ satisfies every ratio row at ε with a relative slack of about δ, which absorbs the
     back end's round-off without mixing in a reference point; it costs about :math:`|dV/d\epsilon|\,\delta`.
     The slope comes from the envelope theorem, :math:`|dV/d\epsilon| = e^\epsilon\sum_p \lambda_p\kappa_p
-    z_{d_p}` at the back end's point, and δ is chosen so that the cost is :data:`~problems.solvers.settings.TIGHTEN_COST` of the value
-    (times ``scale``), within [:data:`~problems.solvers.settings.TIGHTEN_MIN`, :data:`~problems.solvers.settings.TIGHTEN_MAX`] and below half of ε − ε_min.  The choice
+    z_{d_p}` at the back end's point, and δ is chosen so that the cost is :data:`TIGHTEN_COST` of the value
+    (times ``scale``), within [:data:`TIGHTEN_MIN`, :data:`TIGHTEN_MAX`] and below half of ε − ε_min.  The choice
     is a heuristic only: whatever the re-solve returns is certified at ε from scratch.
     """
     z = np.clip(np.nan_to_num(np.asarray(z, dtype=float)), 0.0, None)
@@ -181,11 +181,11 @@ def solve(
     :class:`~problems.errors.InvalidInputError` before anything runs); ``prefer`` is the program's own first
     choice when no solver is named; ``time_limit`` bounds each attempt (default
     :data:`~problems.solvers.settings.DEFAULT_TIME_LIMIT` seconds; after a near miss — bounds within
-    :data:`~problems.solvers.settings.NEAR_MISS` — the later attempts get at most max(60 s, 20× the near miss's time)); ``known_lower`` is
-    a lower bound proved by a closed form.  The whole point gets at most :data:`~problems.solvers.settings.POINT_BUDGET_FACTOR` times the
+    :data:`NEAR_MISS` — the later attempts get at most max(60 s, 20× the near miss's time)); ``known_lower`` is
+    a lower bound proved by a closed form.  The whole point gets at most :data:`POINT_BUDGET_FACTOR` times the
     per-attempt limit; an attempt is cut to what is left of it, and attempts after it is spent are recorded as not
     run.  With the ticker on (:func:`problems.progress.enable_ticker`, as the command line does) an LP from
-    :data:`~problems.solvers.settings.ANNOUNCE_SIZE` variables states its back ends and budget, and every attempt that runs longer than
+    :data:`ANNOUNCE_SIZE` variables states its back ends and budget, and every attempt that runs longer than
     10 s says every 10 s which one runs, why, and the iteration it reached.
     """
     order = resolve_order(spec, solver, prefer)

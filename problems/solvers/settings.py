@@ -100,8 +100,9 @@ PDI_BLOCK_MARGIN: Final = 0.25
 INTERIOR_MARGIN: Final = 1e-9
 #: LPs from this many variables on announce their back ends and budget on the ticker's stream.
 ANNOUNCE_SIZE: Final = 20_000
-#: The tightened re-solve (:func:`problems.solvers.chain.tightened_level`) aims to pay at most this fraction of
-#: the value for its margin δ (``abs(dV/dε)·δ ≤ TIGHTEN_COST·V``), and keeps δ within [TIGHTEN_MIN, TIGHTEN_MAX].
+#: The tightened re-solve (:func:`problems.solvers.chain.tightened_level`) aims to pay at most this fraction
+#: of the value for its margin δ (``abs(dV/dε)·δ ≤ TIGHTEN_COST·V``), and keeps δ within
+#: [TIGHTEN_MIN, TIGHTEN_MAX].
 TIGHTEN_COST: Final = 1e-7
 TIGHTEN_MIN: Final = 1e-9
 TIGHTEN_MAX: Final = 1e-5
@@ -173,10 +174,10 @@ CONIC_OPTIONS: Final[dict[str, dict[str, Any]]] = {
     },
     "SCS": {"eps_abs": 1e-9, "eps_rel": 1e-9, "max_iters": 200_000},
 }
-#: The mechanism design program (:mod:`problems.design.program`).  Clarabel stalls at ~1e-8 relative accuracy on
-#: the larger unfactored programs (many degenerate vertex constraints); its "almost solved" answer is accepted,
-#: because feasibility and optimality are certified independently afterwards (recomputed C1 + repair,
-#: Lagrangian lower bound).
+#: The mechanism design program (:mod:`problems.design.program`).  Clarabel stalls at ~1e-8 relative accuracy
+#: on the larger unfactored programs (many degenerate vertex constraints); its "almost solved" answer is
+#: accepted, because feasibility and optimality are certified independently afterwards (recomputed C1 +
+#: repair, Lagrangian lower bound).
 DESIGN_CONIC_OPTIONS: Final[dict[str, dict[str, Any]]] = {
     "CLARABEL": {
         "tol_gap_abs": 1e-10,

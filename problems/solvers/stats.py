@@ -1,6 +1,7 @@
 """What the solver layer did: :class:`SolverStats`, shared by the LP chain and the conic solver layer.
 
-A module of its own, without CVXPY, so that the LP core (:mod:`problems.lp`) and the LP chain import without it.
+A module of its own, without CVXPY, so that the LP core (:mod:`problems.lp`) and the LP chain import without
+it.
 """
 
 from __future__ import annotations
