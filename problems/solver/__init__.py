@@ -1,7 +1,9 @@
-"""Deprecated: :mod:`problems.solver` moved to :mod:`problems.solvers.conic`; this path keeps working for one release.
+"""Deprecated: :mod:`problems.solver` is now :mod:`problems.solvers.conic` (for one release).
 
 Importing it warns once (:class:`DeprecationWarning`) and gives the new module itself, so that every name,
-private ones included, is the same object as in :mod:`problems.solvers.conic`.
+private ones included, is the same object as in :mod:`problems.solvers.conic`. (A package, not a module file:
+so that version control sees the old file renamed, and changes made to it elsewhere follow it to its new
+place.)
 """
 
 import sys
@@ -11,7 +13,8 @@ from ..solvers.conic import *  # noqa: F403 - the public names, for type checker
 from ..solvers.conic import __all__  # noqa: F401
 
 warnings.warn(
-    "problems.solver is deprecated and will be removed in the next release; import from problems.solvers.conic",
+    "problems.solver is deprecated and will be removed in the next release; "
+    "import from problems.solvers.conic",
     DeprecationWarning,
     stacklevel=2,
 )
