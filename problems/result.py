@@ -9,7 +9,7 @@ import numpy as np
 
 from .certificate import Certificate
 from .lp.bounds import Bounds
-from .lp.status import Status
+from .lp.status import Status, decide_status
 from .mechanism import Mechanism
 from .solver import SolverStats
 
@@ -45,8 +45,9 @@ class SolveResult:
     program:
         ``"pd-dp"``, ``"pd-i"``, ``"r-pd"``, ``"pd-mip"``, … .
     status:
-        :class:`~problems.lp.status.Status`: ``optimal`` only when the certificate proves it (bounds agree to
-        1e-6 relative), ``inaccurate`` or ``failed`` otherwise.  Proved-infeasible programs raise
+        :class:`~problems.lp.status.Status`, decided by :func:`~problems.lp.status.decide_status`: ``optimal``
+        only when the certificate proves it (bounds agree to 1e-6 relative or 1e-12 absolute),
+        ``inaccurate`` or ``failed`` otherwise.  Proved-infeasible programs raise
         :class:`~problems.errors.InfeasibleProgramError`.
     bounds:
         Rigorous ``lower ≤ optimum ≤ upper`` (:class:`~problems.lp.bounds.Bounds`), in :attr:`unit`.
@@ -87,14 +88,15 @@ class SolveResult:
     bounds: Bounds = field(default_factory=lambda: Bounds(-np.inf, np.inf))
 
     def __post_init__(self) -> None:
-        status = Status(self.status)
+        status = Status(self.status)  # the toolkit's four words only (a solver's: Status.from_solver_word)
         if status is Status.OPTIMAL and not self.certificate.ok:
-            status = Status.INACCURATE  # never "optimal" unless the toolkit's certificate passes
+            # never "optimal" unless the toolkit's certificate passes: the point counts as not proved
+            status = decide_status(self.bounds.lower, self.bounds.upper, feasible=False)
         object.__setattr__(self, "status", status)
 
     @property
     def certified(self) -> bool:
-        """True when :attr:`status` is ``optimal`` (the toolkit proved the value to 1e-6 relative)."""
+        """True when :attr:`status` is ``optimal`` (the toolkit proved the value by its status rule)."""
         return self.status is Status.OPTIMAL
 
     @property

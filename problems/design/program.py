@@ -62,6 +62,7 @@ from ..errors import (
     SolverFailedError,
 )
 from ..lp import Bounds, Status
+from ..lp.status import decide_status
 from ..mechanism import Mechanism
 from ..result import SolveResult
 from ..solver import SolverStats, solve_with_fallback
@@ -531,8 +532,13 @@ class IPDesign:
             extras["answer_labels"] = list(problem.answer_labels)
         return SolveResult(
             program=self.program if not reverse else "ip-reverse",
-            # the toolkit's own certificate decides: the solver's word is kept in stats.attempts
-            status=Status.OPTIMAL if cert.ok else Status(str(sol.status)),
+            # the toolkit's rule decides on the proved bounds (the reverse program has none: never optimal); the
+            # solver's word only says whether there is a point at all, and is kept in stats.attempts
+            status=decide_status(
+                -np.inf if bounds is None else bounds.lower,
+                np.inf if bounds is None else bounds.upper,
+                answered=Status.from_solver_word(sol.status) is not Status.FAILED,
+            ),
             value=float(primal) if not reverse else float(to_unit(eps, unit)),
             mechanism=mech,
             eps=float(to_unit(eps, unit)),
@@ -613,7 +619,7 @@ class IPDesign:
         bounds = Bounds(float(lo), float(up))
         return replace(
             res,
-            status=Status.OPTIMAL,
+            status=decide_status(bounds.lower, bounds.upper),
             value=value,
             certificate=theorem_certificate(value, bounds.lower, bounds.upper, basis),
             bounds=bounds,

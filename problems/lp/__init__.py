@@ -4,7 +4,7 @@
 * :mod:`problems.lp.backends` — Clarabel, HiGHS, SCS, CVXPY and the toolkit's interior-point methods;
 * :mod:`problems.lp.bounds` — the exactly feasible repair and the safe dual bound;
 * :mod:`problems.lp.chain` — try, certify, fall back, record;
-* :mod:`problems.lp.status` — the status enum and the exit codes.
+* :mod:`problems.lp.status` — the one status rule (:func:`decide_status`), the status enum and the exit codes.
 """
 
 from typing import TYPE_CHECKING
@@ -30,7 +30,7 @@ _LAZY: dict[str, str] = {
     ),
     **dict.fromkeys(("Attempt", "LPSolution", "solve"), ".chain"),
     **dict.fromkeys(("RatioLPSpec", "dense_spec", "reduced_spec"), ".spec"),
-    **dict.fromkeys(("EXIT_CODES", "Status"), ".status"),
+    **dict.fromkeys(("EXIT_CODES", "Status", "decide_status"), ".status"),
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, globals(), _LAZY)
@@ -50,7 +50,7 @@ if TYPE_CHECKING:  # the lazily loaded names, for type checkers
     )
     from .chain import Attempt, LPSolution, solve
     from .spec import RatioLPSpec, dense_spec, reduced_spec
-    from .status import EXIT_CODES, Status
+    from .status import EXIT_CODES, Status, decide_status
 
 
 __all__ = [
@@ -76,4 +76,5 @@ __all__ = [
     "reduced_spec",
     "EXIT_CODES",
     "Status",
+    "decide_status",
 ]

@@ -37,8 +37,9 @@ import numpy as np
 from ..certificate import Certificate
 from ..database import DatabaseSpace
 from ..errors import InfeasibleProgramError, InvalidInputError, InvalidPriorError
-from ..lp import Bounds, RatioLPSpec, Status, certified
+from ..lp import Bounds, RatioLPSpec, Status
 from ..lp import solve as solve_lp
+from ..lp.status import decide_status
 from ..mechanism import Mechanism
 from ..priors import validate_pmf
 from ..result import SolveResult
@@ -430,7 +431,8 @@ class MechanismModel:
             posterior = np.where(q > 0, joint / np.where(q > 0, q, 1.0), 0.0)
         unchecked = self._user_violations(W)
         if any(u["violation"] > 0 for u in unchecked) and status is Status.OPTIMAL:
-            status = Status.INACCURATE
+            # a user constraint is violated in floating point: the point is not proved feasible
+            status = decide_status(bounds.lower, bounds.upper, feasible=False)
         info = {
             "path": path,
             "objective": self.objective,
@@ -546,7 +548,7 @@ class MechanismModel:
         return self._result(
             W=W,
             value=float(np.sum(cost * W)),
-            status=Status.OPTIMAL,
+            status=decide_status(max(lo, 0.0), up),
             bounds=Bounds(max(lo, 0.0), up),
             cert=theorem_certificate(float(np.sum(cost * W)), max(lo, 0.0), up, theorem),
             stats=SolverStats("theorem", 0.0, 0.0, 0, (("theorem", theorem),)),
@@ -600,8 +602,7 @@ class MechanismModel:
         lower = max(lower, trivial, self._capacity_bound(start, aux, lags, mults, builts))
         if lower > upper:
             lower = upper  # equal up to the margins of two different proofs
-        ok = fixed.W is not None and certified(lower, upper)
-        status = Status.OPTIMAL if ok else Status.INACCURATE
+        status = decide_status(lower, upper, feasible=fixed.W is not None)
         viol = max([0.0] + [max(v, 0.0) for k, v in self.check(W).items()])
         cert = Certificate(
             primal_residual=viol,

@@ -52,7 +52,7 @@ from ..certificate import Certificate
 from ..closed_forms import check_distortion
 from ..database import DENSE_LIMIT, DatabaseSpace
 from ..errors import InvalidInputError, InvalidPriorError, ShapeMismatchError
-from ..lp.status import Status
+from ..lp.status import decide_status
 from ..measures import mutual_information
 from ..mechanism import Mechanism
 from ..priors import Prior, iid
@@ -267,7 +267,7 @@ class ReducedPDMIP:
         }
         return SolveResult(
             program=self.program,
-            status=Status.OPTIMAL if cert.certified else Status.INACCURATE,
+            status=decide_status(bounds.lower, bounds.upper),
             value=float(to_unit(value, unit)),
             mechanism=Mechanism(W, labels, labels),
             eps=None,

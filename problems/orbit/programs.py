@@ -47,6 +47,7 @@ from ..database import DatabaseSpace
 from ..errors import InfeasibleProgramError, InvalidInputError
 from ..lp import Bounds, Status
 from ..lp.backends import SCALE_MIN_EPS, check_solver
+from ..lp.status import decide_status
 from ..lp.tiny import in_tiny_regime
 from ..mechanism import Mechanism
 from ..prior_constants import exp_at_least, near_eps_X, round_up_eps_X
@@ -190,9 +191,8 @@ class _Base:
         """
         from dataclasses import replace
 
-        from ..lp.bounds import certified
         from ..lp.matrix_check import matrix_value_bound, repair_matrix, verify_matrix
-        from ..lp.status import Status
+        from ..lp.status import decide_status
         from ..mechanism import exponential_mechanism
 
         lk = self._pair_log_kappa()
@@ -206,22 +206,23 @@ class _Base:
             ref = exponential_mechanism(self.space, level).matrix if level > 0 else np.ones_like(W)
             fixed, t = repair_matrix(W, ref, self.space, eps, lk, lk_err)
         if fixed is None:  # the returned matrix is not proved feasible: never "optimal"
-            down = Status.INACCURATE if Status(status) is Status.OPTIMAL else status
-            return W, down, value, bounds, cert
+            if status is Status.OPTIMAL:
+                status = decide_status(bounds.lower, bounds.upper, feasible=False)
+            return W, status, value, bounds, cert
         cost = self._lifted_p_x()[:, None] * self.space.hamming_matrix()
         up = matrix_value_bound(fixed, cost)
         value = float(np.sum(cost * (fixed / fixed.sum(axis=1, keepdims=True))))
         new = Bounds(min(bounds.lower, up), up)
         cert = replace(cert, lower_bound=new.lower, upper_bound=new.upper, primal_objective=value)
-        ok = certified(new.lower, new.upper) and Status(status) is Status.OPTIMAL
-        return fixed, (Status.OPTIMAL if ok else Status.INACCURATE), value, new, cert
+        # the lifted matrix is exactly feasible; the reduced answer's status still has to have been optimal
+        status = decide_status(new.lower, new.upper, feasible=status is Status.OPTIMAL)
+        return fixed, status, value, new, cert
 
     def _theorem_solution(
         self, u: np.ndarray, value: float, bounds: Bounds, theorem: str, eps: float
     ) -> ReducedLPSolution:
         """A reduced point proved optimal by a theorem, in the shape of an LP solution (no multipliers)."""
         from ..certificate import theorem_certificate
-        from ..lp import Status
         from ..solver import SolverStats
 
         return ReducedLPSolution(
@@ -234,7 +235,7 @@ class _Base:
             stats=SolverStats("theorem", 0.0, 0.0, 0, (("theorem", theorem),)),
             eps=float(eps),
             bounds=bounds,
-            status=Status.OPTIMAL,
+            status=decide_status(bounds.lower, bounds.upper),
         )
 
     def _distance_theorem(self, eps: float) -> SolveResult:
@@ -469,7 +470,7 @@ class ReducedPDI(_PriorProgram):
         return replace(
             const,
             eps=eps,
-            status=Status.OPTIMAL,
+            status=decide_status(lower, up),
             bounds=Bounds(lower, up),
             certificate=theorem_certificate(const.value, lower, up, theorem),
             extras={**const.extras, "theorem": theorem},
@@ -518,7 +519,8 @@ class ReducedPDI(_PriorProgram):
             W = apply_kron(W1.T, np.eye(self.space.size), n).T
             p_x = self._lifted_p_x()
             cert = theorem_certificate(value, bounds.lower, bounds.upper, theorem)
-            W, status, value, bounds, _ = self._exact_lift(W, eps, Status.OPTIMAL, value, bounds, cert)
+            claimed = decide_status(bounds.lower, bounds.upper)
+            W, status, value, bounds, _ = self._exact_lift(W, eps, claimed, value, bounds, cert)
             if status is not Status.OPTIMAL:
                 return None  # not exactly feasible in floating point: the LP answers
             return theorem_result(self.program, eps, self.space, W, p_x[:, None] * W, value, bounds, theorem)

@@ -6,7 +6,8 @@ import numpy as np
 
 from ..certificate import theorem_certificate
 from ..database import DatabaseSpace
-from ..lp import Bounds, Status
+from ..lp import Bounds
+from ..lp.status import decide_status
 from ..mechanism import Mechanism
 from ..result import SolveResult
 from ..solver import SolverStats
@@ -68,7 +69,7 @@ def theorem_result(
     cert = theorem_certificate(value, bounds.lower, bounds.upper, theorem)
     return SolveResult(
         program=program,
-        status=Status.OPTIMAL,
+        status=decide_status(bounds.lower, bounds.upper),
         value=float(value),
         mechanism=Mechanism.on_space(W, space),
         eps=eps,

@@ -121,7 +121,8 @@ class PDI:
         from dataclasses import replace
 
         from ..certificate import theorem_certificate
-        from ..lp import Bounds, Status
+        from ..lp import Bounds
+        from ..lp.status import decide_status
 
         assert self.lp is not None  # ε_X < ∞: the LP exists
         cost = self.lp.spec.c.reshape(self.d.shape)
@@ -140,7 +141,7 @@ class PDI:
         return replace(
             out,
             eps=eps,
-            status=Status.OPTIMAL,
+            status=decide_status(lower, up),
             value=value,
             bounds=Bounds(lower, up),
             certificate=theorem_certificate(value, lower, up, theorem),

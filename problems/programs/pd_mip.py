@@ -44,7 +44,7 @@ from scipy.special import logsumexp
 
 from ..certificate import theorem_certificate
 from ..closed_forms import check_distortion
-from ..lp.status import Status
+from ..lp.status import decide_status
 from ..measures import mutual_information
 from ..mechanism import Mechanism
 from ..priors import Prior
@@ -269,7 +269,7 @@ class PDMIP:
             posterior = np.where(q > 0, joint / np.where(q > 0, q, 1.0), 0.0)
         return SolveResult(
             program=self.program,
-            status=Status.OPTIMAL if cert.certified else Status.INACCURATE,
+            status=decide_status(bounds.lower, bounds.upper),
             value=float(to_unit(value, unit)),
             mechanism=Mechanism.on_space(W, self.space),
             eps=None,
@@ -319,7 +319,7 @@ def _zero_rate_result(
     q = W[0]
     return SolveResult(
         program=program,
-        status=Status.OPTIMAL,
+        status=decide_status(0.0, 0.0),
         value=0.0,
         mechanism=Mechanism.on_space(W, space),
         eps=None,
@@ -370,7 +370,7 @@ def _zero_distortion_result(
     )
     return SolveResult(
         program=program,
-        status=Status.OPTIMAL,
+        status=decide_status(cert.lower_bound, cert.upper_bound),
         value=float(to_unit(H, unit)),
         mechanism=Mechanism.on_space(W, space),
         eps=None,
