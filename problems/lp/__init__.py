@@ -4,6 +4,7 @@
 * :mod:`problems.lp.backends` — Clarabel, HiGHS, SCS, CVXPY and the toolkit's interior-point methods;
 * :mod:`problems.lp.bounds` — the exactly feasible repair and the safe dual bound;
 * :mod:`problems.lp.chain` — try, certify, fall back, record;
+* :mod:`problems.lp.solution` — :class:`LPSolution`, the one solution type of every ratio LP;
 * :mod:`problems.lp.status` — the one status rule (:func:`decide_status`), the status enum and the exit codes.
 """
 
@@ -28,7 +29,8 @@ _LAZY: dict[str, str] = {
         ),
         ".bounds",
     ),
-    **dict.fromkeys(("Attempt", "LPSolution", "solve"), ".chain"),
+    **dict.fromkeys(("Attempt", "solve"), ".chain"),
+    "LPSolution": ".solution",
     **dict.fromkeys(("RatioLPSpec", "dense_spec", "reduced_spec"), ".spec"),
     **dict.fromkeys(("EXIT_CODES", "Status", "decide_status"), ".status"),
 }
@@ -48,7 +50,8 @@ if TYPE_CHECKING:  # the lazily loaded names, for type checkers
         upper_bound,
         verify,
     )
-    from .chain import Attempt, LPSolution, solve
+    from .chain import Attempt, solve
+    from .solution import LPSolution
     from .spec import RatioLPSpec, dense_spec, reduced_spec
     from .status import EXIT_CODES, Status, decide_status
 

@@ -21,8 +21,9 @@ from ..progress import say, ticking
 from ..solver_stats import SolverStats
 from .backends import DEFAULT_TIME_LIMIT, BackendError, resolve_order
 from .bounds import Bounds, certify, lower_bound
+from .solution import LPSolution
 from .spec import RatioLPSpec
-from .status import RELATIVE_GAP, Status, decide_status, refined
+from .status import RELATIVE_GAP, decide_status, refined
 
 __all__ = ["LPSolution", "Attempt", "solve", "certificate_of", "tightened_level", "NEAR_MISS"]
 
@@ -65,45 +66,6 @@ class Attempt:
             )
             return self.backend, f"{self.outcome}; {proof}"
         return self.backend, self.outcome
-
-
-@dataclass(frozen=True, eq=False)
-class LPSolution:
-    """The answer of the chain for one ε.
-
-    Attributes
-    ----------
-    z:
-        The exactly feasible point whose objective is the upper bound (its exact normalisation; see
-        :func:`problems.lp.bounds.verify`); when none could be proved (``bounds.upper = inf``), the back
-        end's point, normalised but unverified.
-    value:
-        c'z (floating point).
-    bounds:
-        Rigorous ``lower ≤ optimum ≤ upper``.
-    status:
-        :class:`~problems.lp.status.Status` (``optimal`` only when certified).
-    nu, lam, reduced_costs:
-        The multipliers that gave the lower bound (ν per group, λ ≥ 0 per ratio row, d = c + Gᵀλ + Aᵀν).
-    certificate:
-        Residuals and bounds in the toolkit's :class:`~problems.certificate.Certificate`.
-    stats:
-        Back end used, time, iterations and every attempt.
-    mix:
-        Weight of the reference point mixed into the back end's point by the exact repair.
-    """
-
-    z: np.ndarray
-    value: float
-    bounds: Bounds
-    status: Status
-    nu: np.ndarray
-    lam: np.ndarray
-    reduced_costs: np.ndarray
-    certificate: Certificate
-    stats: SolverStats
-    eps: float
-    mix: float
 
 
 def certificate_of(

@@ -98,7 +98,7 @@ def verify_log(spec: RatioLPSpec, z: np.ndarray, eps: float) -> bool:
 
 def tiny_solution(spec: RatioLPSpec, eps: float, known_lower: float = 0.0):  # noqa: ANN201 - LPSolution
     """The certified answer at a level where the optimum is below ``REFINE_GAP``, or ``None`` (then the
-    LP is solved as usual).  The answer is an :class:`~problems.lp.chain.LPSolution` without multipliers."""
+    LP is solved as usual).  The answer is an :class:`~problems.lp.solution.LPSolution` without multipliers."""
     key = ("tiny", float(eps))
     if key not in spec.cache:
         spec.cache[key] = None
@@ -125,7 +125,7 @@ def in_tiny_regime(spec: RatioLPSpec, eps: float) -> bool:
 def _solution(spec: RatioLPSpec, eps: float, z: np.ndarray, bounds: Bounds):  # noqa: ANN202
     from ..certificate import Certificate
     from ..solver import SolverStats
-    from .chain import LPSolution
+    from .solution import LPSolution
 
     value = float(spec.c @ z)
     cert = Certificate(

@@ -424,11 +424,6 @@ class MechanismModel:
 
     def _result(self, *, W, value, status, bounds, cert, stats, duals, path, extras) -> ModelResult:
         ins, outs = self._labels()
-        p = self.prior
-        joint = p[:, None] * W
-        q = joint.sum(axis=0)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            posterior = np.where(q > 0, joint / np.where(q > 0, q, 1.0), 0.0)
         unchecked = self._user_violations(W)
         if any(u["violation"] > 0 for u in unchecked) and status is Status.OPTIMAL:
             # a user constraint is violated in floating point: the point is not proved feasible
@@ -449,21 +444,19 @@ class MechanismModel:
                 "floating point on the returned mechanism (violation must be ≤ 0 for 'optimal'), not proved"
             )
         D = [c.at_most for c in self.constraints if isinstance(c, ExpectedLoss)]
-        return ModelResult(
-            program=self.name,
+        return ModelResult.from_mechanism(
+            self.name,
+            Mechanism(W, ins, outs),
+            self.prior,
             status=status,
             value=float(value),
-            mechanism=Mechanism(W, ins, outs),
-            eps=None,
-            distortion=float(min(D)) if D else None,
-            duals=duals,
             certificate=cert,
             stats=stats,
-            p_y=q,
-            posterior=posterior,
+            bounds=bounds,
+            distortion=float(min(D)) if D else None,
+            duals=duals,
             unit="nats" if self.objective == "mutual_information" else "loss",
             extras=info,
-            bounds=bounds,
         )
 
     def _solve_lp_core(self, solver, time_limit) -> ModelResult:

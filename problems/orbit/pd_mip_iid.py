@@ -239,10 +239,9 @@ class ReducedPDMIP:
             exact_zero=zero,
             feasible=exp_d <= D,
         )
-        joint = p[:, None] * W
-        with np.errstate(invalid="ignore", divide="ignore"):
-            posterior = np.where(q > 0, joint / np.where(q > 0, q, 1.0), 0.0)
         labels = tuple(str(a) for a in range(self.m))
+        mechanism = Mechanism(W, labels, labels)
+        posterior = mechanism.posterior(p)
         extras: dict[str, Any] = {
             "path": "reduced",
             "reduction": "single-letter",
@@ -269,7 +268,7 @@ class ReducedPDMIP:
             program=self.program,
             status=decide_status(bounds.lower, bounds.upper),
             value=float(to_unit(value, unit)),
-            mechanism=Mechanism(W, labels, labels),
+            mechanism=mechanism,
             eps=None,
             distortion=D,
             duals={

@@ -47,6 +47,7 @@ from ..database import DatabaseSpace
 from ..errors import InfeasibleProgramError, InvalidInputError
 from ..lp import Bounds, Status
 from ..lp.backends import SCALE_MIN_EPS, check_solver
+from ..lp.solution import LPSolution
 from ..lp.status import decide_status
 from ..lp.tiny import in_tiny_regime
 from ..mechanism import Mechanism
@@ -55,7 +56,7 @@ from ..priors import Prior
 from ..programs.theorem import SMALL_EPS_THEOREM, constant_lower, small_eps
 from ..result import SolveResult
 from .lift import _lift_matrix, _log_distance_counts, _type_channel, lift_mechanism, sample  # noqa: F401
-from .reduced_lp import BACKENDS, SMALL_LP_SIZE, ReducedLP, ReducedLPSolution
+from .reduced_lp import BACKENDS, SMALL_LP_SIZE, ReducedLP
 from .symmetric_prior import SymmetricPrior, as_symmetric
 from .types import JointTypes
 
@@ -126,7 +127,7 @@ class _Base:
         raise NotImplementedError
 
     # -------------------------------------------------------------- results
-    def _result(self, sol: ReducedLPSolution, reduction: str, extra: dict[str, Any]) -> SolveResult:
+    def _result(self, sol: LPSolution, reduction: str, extra: dict[str, Any]) -> SolveResult:
         u = np.clip(sol.u, 0.0, None)
         extras: dict[str, Any] = {
             "path": "reduced",
@@ -140,7 +141,7 @@ class _Base:
             "backend": self.backend,
         }
         extras.update(extra)
-        mech, p_y, post = self._mechanism(u, reduction, extras)
+        mech, p_x = self._mechanism(u, reduction, extras)
         status, value, bounds, cert = sol.status, sol.value, sol.bounds, sol.certificate
         if extras.get("mechanism_level") == "database":
             W, status, value, bounds, cert = self._exact_lift(
@@ -148,29 +149,16 @@ class _Base:
             )
             if W is not mech.matrix:
                 mech = Mechanism.on_space(W, self.space)
-                joint = self._lifted_p_x()[:, None] * W
-                p_y = joint.sum(axis=0)
-                with np.errstate(invalid="ignore", divide="ignore"):
-                    post = np.where(p_y > 0, joint / np.where(p_y > 0, p_y, 1.0), 0.0)
-        return SolveResult(
-            program=self.program,
+        return SolveResult.from_lp(
+            self.program,
+            sol,
+            mech,
+            p_x,
+            extras=extras,
             status=status,
             value=value,
-            mechanism=mech,
-            eps=sol.eps,
-            distortion=None,
-            duals={
-                "ratio": sol.ratio_duals,
-                "normalisation": sol.eq_duals,
-                "nonnegativity": sol.nonneg_duals,
-            },
-            certificate=cert,
-            stats=sol.stats,
-            p_y=p_y,
-            posterior=post,
-            unit="rows",
-            extras=extras,
             bounds=bounds,
+            certificate=cert,
         )
 
     def _pair_log_kappa(self) -> np.ndarray | None:
@@ -220,22 +208,23 @@ class _Base:
 
     def _theorem_solution(
         self, u: np.ndarray, value: float, bounds: Bounds, theorem: str, eps: float
-    ) -> ReducedLPSolution:
+    ) -> LPSolution:
         """A reduced point proved optimal by a theorem, in the shape of an LP solution (no multipliers)."""
         from ..certificate import theorem_certificate
         from ..solver import SolverStats
 
-        return ReducedLPSolution(
-            u=u,
+        return LPSolution(
+            z=u,
             value=value,
-            eq_duals=np.zeros(self.lp.spec.G),
-            ratio_duals=np.zeros(self.lp.P),
-            nonneg_duals=np.zeros(u.size),
+            bounds=bounds,
+            status=decide_status(bounds.lower, bounds.upper),
+            nu=np.zeros(self.lp.spec.G),
+            lam=np.zeros(self.lp.P),
+            reduced_costs=np.zeros(u.size),
             certificate=theorem_certificate(value, bounds.lower, bounds.upper, theorem),
             stats=SolverStats("theorem", 0.0, 0.0, 0, (("theorem", theorem),)),
             eps=float(eps),
-            bounds=bounds,
-            status=decide_status(bounds.lower, bounds.upper),
+            mix=0.0,
         )
 
     def _distance_theorem(self, eps: float) -> SolveResult:
@@ -288,19 +277,15 @@ class _Base:
         t = J.x_types[J.x_index]
         return np.all(T[:, :, a_star] == t, axis=1).astype(float)
 
-    def _mechanism(self, u, reduction, extras):
+    def _mechanism(self, u, reduction, extras):  # noqa: ANN001, ANN202
+        """The lifted N×N mechanism and the input law p_X (database level, up to ``lift_limit``), or the type
+        channel and ``None``."""
         if self.space.size <= self.lift_limit:
             W = _lift_matrix(self.n, self.m, reduction, u, self.types)
-            mech = Mechanism.on_space(W, self.space, clean=True)
             extras["mechanism_level"] = "database"
-            p_x = self._lifted_p_x()
-            joint = p_x[:, None] * mech.matrix
-            p_y = joint.sum(axis=0)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                post = np.where(p_y > 0, joint / np.where(p_y > 0, p_y, 1.0), 0.0)
-            return mech, p_y, post
+            return Mechanism.on_space(W, self.space, clean=True), self._lifted_p_x()
         extras["mechanism_level"] = "type"
-        return _type_channel(self.n, self.m, reduction, u, self.types), None, None
+        return _type_channel(self.n, self.m, reduction, u, self.types), None
 
     def _lifted_p_x(self) -> np.ndarray:
         return np.full(self.space.size, 1.0 / self.space.size)
@@ -523,13 +508,13 @@ class ReducedPDI(_PriorProgram):
             W, status, value, bounds, _ = self._exact_lift(W, eps, claimed, value, bounds, cert)
             if status is not Status.OPTIMAL:
                 return None  # not exactly feasible in floating point: the LP answers
-            return theorem_result(self.program, eps, self.space, W, p_x[:, None] * W, value, bounds, theorem)
+            return theorem_result(self.program, eps, self.space, W, p_x, value, bounds, theorem)
         res = theorem_result(
             self.program,
             eps,
             DatabaseSpace(1, m),
             W1,
-            row[:, None] * W1,
+            row,
             value,
             bounds,
             theorem,

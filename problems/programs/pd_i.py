@@ -209,7 +209,7 @@ class PDI:
         known = safe_h_lower(eps, self.space.n, self.space.m) if self.hamming else 0.0
         sol = self.lp.solve(eps, solver=solver or self.solver, known_lower=known)
         W = sol.Z
-        res = lp_result(self.program, sol, self.space, W, self.prior.pmf[:, None] * W)
+        res = lp_result(self.program, sol, self.space, W, self.prior.pmf)
         return self._boundary(res, eps) if near_eps_X(eps, self.eps_X) else res
 
 
