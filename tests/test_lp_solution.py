@@ -85,3 +85,16 @@ def test_new_names_do_not_warn():
         from problems.lp import LPSolution as A
         from problems.lp.solution import LPSolution as B
     assert A is B
+
+
+def test_the_solution_type_and_the_status_rule_import_without_cvxpy():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "import problems.lp.solution, problems.lp.status\n"
+        "print(sorted(m for m in sys.modules if m == 'cvxpy' or m.startswith('cvxpy.')))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout
