@@ -10,8 +10,8 @@ Examples::
 
 The options, units, JSON shape and exit codes are those of ``python -m problems`` (:mod:`problems.cli_common`,
 ``docs/cli.md``).  ``-n``/``-m`` are accepted as well as ``--n``/``--m``.  An IPOPT multistart returns local
-optima: a value is **certified** (exit 0) only when a proved bound of the toolkit meets it within 1e-6 relative
-(the exponential-cone dual bound for PD-MIP, the LP's bounds for PD-I/R-PD, Theorem 2's bracket for C₁, the
+optima: a value is **certified** (exit 0) only when a proved bound of the toolkit meets it by the toolkit's status
+rule, 1e-6 relative or 1e-12 absolute (:func:`problems.lp.status.decide_status`; the exponential-cone dual bound for PD-MIP, the LP's bounds for PD-I/R-PD, Theorem 2's bracket for C₁, the
 branch-and-bound bracket for δ(b)); otherwise the answer is printed and the exit code is 3.  Exit codes do not
 depend on ``--json``.
 """
@@ -19,7 +19,6 @@ depend on ``--json``.
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from collections.abc import Sequence
 
@@ -40,11 +39,14 @@ from problems.cli_common import (
     resolve_unit,
     run,
 )
+from problems.lp.status import RELATIVE_GAP as _RULE_RELATIVE_GAP
+from problems.lp.status import decide_status
 
 __all__ = ["main", "build_parser", "proof"]
 
-#: Relative gap under which a proved bound certifies a multistart value (docs/certificates.md).
-RELATIVE_GAP = 1e-6
+#: Relative gap under which a proved bound certifies a multistart value: the toolkit's status rule
+#: (:func:`problems.lp.status.decide_status`, docs/certificates.md), which also has an absolute tolerance.
+RELATIVE_GAP = _RULE_RELATIVE_GAP
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -118,8 +120,7 @@ def proof(res) -> tuple[bool, float | None, float | None, str | None]:  # noqa: 
             )
         else:
             return False, lower, None, None
-    ok = math.isfinite(lower) and math.isfinite(upper) and upper - lower <= RELATIVE_GAP * abs(upper)
-    return ok, lower, upper, basis
+    return decide_status(lower, upper).certified, lower, upper, basis
 
 
 def _convert(d: dict, unit: str, keys: Sequence[str]) -> dict:
@@ -273,8 +274,10 @@ def _run(args: argparse.Namespace) -> int:
     )
     import numpy as np
 
-    gap = np.asarray(curve.delta_upper) - np.asarray(curve.delta_lower)
-    ok = bool(curve.certified) and bool(np.all(gap <= RELATIVE_GAP * np.abs(curve.delta_upper)))
+    brackets = zip(
+        np.asarray(curve.delta_lower, float).tolist(), np.asarray(curve.delta_upper, float).tolist()
+    )
+    ok = bool(curve.certified) and all(decide_status(lo, up).certified for lo, up in brackets)
     if args.json:
         d = curve.to_dict(unit)
         d["status"] = "optimal" if ok else "inaccurate"
@@ -297,7 +300,7 @@ def _run(args: argparse.Namespace) -> int:
             f"{to_unit(curve.delta_upper[k], u):16.8f} {curve.n_reached[k]:>5}/{curve.n_starts[k]}"
         )
     print(
-        f"status {'optimal (bracket within 1e-6 relative)' if ok else 'NOT CERTIFIED (bracket wider than 1e-6)'}"
+        f"status {'optimal (bracket within 1e-6 relative or 1e-12 absolute)' if ok else 'NOT CERTIFIED (bracket wider)'}"
     )
     print(f"time {curve.solve_time:.2f} s")
     return _code(ok)

@@ -1,4 +1,4 @@
-"""Names of a package loaded on first use (PEP 562), so that importing it stays cheap.
+"""Names of a package loaded on first use (PEP 562), so that importing it stays cheap; deprecated aliases.
 
 ``__getattr__, __dir__ = lazy_exports(__name__, globals(), {"Name": ".module"}, modules=("sub",))`` in a
 package's ``__init__``: ``package.Name`` imports ``package.module`` when first asked for and caches
@@ -8,9 +8,10 @@ package's ``__init__``: ``package.Name`` imports ``package.module`` when first a
 from __future__ import annotations
 
 import importlib
+import warnings
 from collections.abc import Callable
 
-__all__ = ["lazy_exports"]
+__all__ = ["lazy_exports", "deprecated_aliases"]
 
 
 def lazy_exports(
@@ -31,3 +32,17 @@ def lazy_exports(
         return sorted(set(namespace) | set(table))
 
     return __getattr__, __dir__
+
+
+def deprecated_aliases(module: str, table: dict[str, tuple[object, str]]) -> Callable[[str], object]:
+    """The module-level ``__getattr__`` of ``module`` for old names kept for one release:
+    ``table[old] = (the object now, its new name)``; each access warns with a :class:`DeprecationWarning`."""
+
+    def __getattr__(name: str) -> object:
+        if name not in table:
+            raise AttributeError(f"module {module!r} has no attribute {name!r}")
+        value, new = table[name]
+        warnings.warn(f"{module}.{name} is deprecated: use {new}", DeprecationWarning, stacklevel=2)
+        return value
+
+    return __getattr__

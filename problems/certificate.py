@@ -29,6 +29,8 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from .lp.status import RELATIVE_GAP, bounds_agree
+
 __all__ = [
     "Certificate",
     "lp_certificate",
@@ -64,7 +66,8 @@ class Certificate:
         What the bounds rest on: ``"lp-dual"`` (safe dual bound and an exactly feasible point),
         ``"theorem: …"`` (a closed form of Wang, Ying & Zhang (2016)), or ``"kkt"`` (residuals only, no bounds).
     relative_gap:
-        The tolerance of :attr:`certified`: ``upper − lower ≤ relative_gap · |upper|``.
+        The relative tolerance of :attr:`certified` (the status rule of :mod:`problems.lp.status`: relative
+        to the larger bound, or the absolute :data:`~problems.lp.status.ABSOLUTE_GAP`).
     """
 
     primal_residual: float
@@ -77,7 +80,7 @@ class Certificate:
     lower_bound: float = -np.inf
     upper_bound: float = np.inf
     basis: str = "kkt"
-    relative_gap: float = 1e-6
+    relative_gap: float = RELATIVE_GAP
 
     @property
     def has_bounds(self) -> bool:
@@ -85,13 +88,11 @@ class Certificate:
 
     @property
     def certified(self) -> bool:
-        """The status rule of :func:`problems.lp.bounds.certified`: the rigorous bounds agree to
-        :attr:`relative_gap` relative or to ``ABSOLUTE_GAP`` absolute (never for residual-only certificates)."""
+        """The rigorous bounds agree by the status rule (:func:`problems.lp.status.bounds_agree`:
+        :attr:`relative_gap` relative or ``ABSOLUTE_GAP`` absolute); never for residual-only certificates."""
         if not self.has_bounds:
             return False
-        from .lp.bounds import certified
-
-        return certified(float(self.lower_bound), float(self.upper_bound), self.relative_gap)
+        return bounds_agree(float(self.lower_bound), float(self.upper_bound), rtol=self.relative_gap)
 
     @property
     def max_residual(self) -> float:

@@ -2,7 +2,7 @@
 
 Exit codes (the same with and without ``--json``; ``docs/cli.md``, ``docs/certificates.md``):
 
-* 0 — a certified optimum (status ``optimal``: rigorous bounds within 1e-6 relative);
+* 0 — a certified optimum (status ``optimal``: rigorous bounds within 1e-6 relative or 1e-12 absolute);
 * 1 — the program is proved infeasible (Wang, Ying & Zhang 2016, Lemma 3); ``--json`` prints ``"status": "infeasible"``;
 * 2 — bad input: the message names the value and what is valid;
 * 3 — not certified: status ``inaccurate`` or ``failed``; the answer and its valid bounds are still printed;

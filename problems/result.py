@@ -9,7 +9,8 @@ import numpy as np
 
 from .certificate import Certificate
 from .lp.bounds import Bounds
-from .lp.status import Status
+from .lp.solution import LPSolution
+from .lp.status import Status, decide_status
 from .mechanism import Mechanism
 from .solvers.stats import SolverStats
 
@@ -45,8 +46,9 @@ class SolveResult:
     program:
         ``"pd-dp"``, ``"pd-i"``, ``"r-pd"``, ``"pd-mip"``, … .
     status:
-        :class:`~problems.lp.status.Status`: ``optimal`` only when the certificate proves it (bounds agree to
-        1e-6 relative), ``inaccurate`` or ``failed`` otherwise.  Proved-infeasible programs raise
+        :class:`~problems.lp.status.Status`, decided by :func:`~problems.lp.status.decide_status`: ``optimal``
+        only when the certificate proves it (bounds agree to 1e-6 relative or 1e-12 absolute),
+        ``inaccurate`` or ``failed`` otherwise.  Proved-infeasible programs raise
         :class:`~problems.errors.InfeasibleProgramError`.
     bounds:
         Rigorous ``lower ≤ optimum ≤ upper`` (:class:`~problems.lp.bounds.Bounds`), in :attr:`unit`.
@@ -87,14 +89,94 @@ class SolveResult:
     bounds: Bounds = field(default_factory=lambda: Bounds(-np.inf, np.inf))
 
     def __post_init__(self) -> None:
-        status = Status(self.status)
+        status = Status(self.status)  # the toolkit's four words only (a solver's: Status.from_solver_word)
         if status is Status.OPTIMAL and not self.certificate.ok:
-            status = Status.INACCURATE  # never "optimal" unless the toolkit's certificate passes
+            # never "optimal" unless the toolkit's certificate passes: the point counts as not proved
+            status = decide_status(self.bounds.lower, self.bounds.upper, feasible=False)
         object.__setattr__(self, "status", status)
+
+    @classmethod
+    def from_mechanism(
+        cls,
+        program: str,
+        mechanism: Mechanism,
+        p_x: np.ndarray | None,
+        *,
+        status: Status,
+        value: float,
+        certificate: Certificate,
+        stats: SolverStats,
+        bounds: Bounds,
+        eps: float | None = None,
+        distortion: float | None = None,
+        duals: dict[str, Any] | None = None,
+        unit: str = "rows",
+        extras: dict[str, Any] | None = None,
+    ) -> SolveResult:
+        """The result of a mechanism under the input law ``p_x``: :attr:`p_y` = p_X W and :attr:`posterior`
+        come from :meth:`Mechanism.output_distribution` and :meth:`Mechanism.posterior` (neither when ``p_x``
+        is ``None``, e.g. a mechanism on types rather than databases)."""
+        p_y = posterior = None
+        if p_x is not None:
+            p_y = np.clip(mechanism.output_distribution(p_x), 0.0, None)
+            posterior = mechanism.posterior(p_x)
+        return cls(
+            program=program,
+            status=status,
+            value=value,
+            mechanism=mechanism,
+            eps=eps,
+            distortion=distortion,
+            duals={} if duals is None else duals,
+            certificate=certificate,
+            stats=stats,
+            p_y=p_y,
+            posterior=posterior,
+            unit=unit,
+            extras={} if extras is None else extras,
+            bounds=bounds,
+        )
+
+    @classmethod
+    def from_lp(
+        cls,
+        program: str,
+        sol: LPSolution,
+        mechanism: Mechanism,
+        p_x: np.ndarray | None,
+        *,
+        extras: dict[str, Any] | None = None,
+        status: Status | None = None,
+        value: float | None = None,
+        bounds: Bounds | None = None,
+        certificate: Certificate | None = None,
+    ) -> SolveResult:
+        """The result of a ratio LP (dense or orbit-reduced): :meth:`from_mechanism` with the LP's status,
+        value, bounds, certificate and multipliers (``ratio``, ``normalisation``, ``nonnegativity``); a
+        program that changed the point after the LP (an exact lift) passes the new status, value, bounds and
+        certificate."""
+        return cls.from_mechanism(
+            program,
+            mechanism,
+            p_x,
+            status=sol.status if status is None else status,
+            value=sol.value if value is None else value,
+            certificate=sol.certificate if certificate is None else certificate,
+            stats=sol.stats,
+            bounds=sol.bounds if bounds is None else bounds,
+            eps=sol.eps,
+            duals={
+                "ratio": sol.ratio_duals,
+                "normalisation": sol.normalisation_duals,
+                "nonnegativity": sol.nonnegativity_duals,
+            },
+            unit="rows",
+            extras=extras,
+        )
 
     @property
     def certified(self) -> bool:
-        """True when :attr:`status` is ``optimal`` (the toolkit proved the value to 1e-6 relative)."""
+        """True when :attr:`status` is ``optimal`` (the toolkit proved the value by its status rule)."""
         return self.status is Status.OPTIMAL
 
     @property

@@ -77,8 +77,9 @@ def test_distance_reduction_at_huge_eps(eps):
 
 
 def test_the_rule_has_an_absolute_tolerance():
-    assert certified(0.0, 1e-250) and certified(0.0, ABSOLUTE_GAP / 2)
-    assert not certified(0.0, 1e-150) and not certified(0.0, math.inf)
+    # the absolute tolerance is 1e-12 in the objective's unit: [0, 1e-150] and [0, 5e-13] are certified
+    assert certified(0.0, 1e-250) and certified(0.0, ABSOLUTE_GAP / 2) and certified(0.0, 1e-150)
+    assert not certified(0.0, 2 * ABSOLUTE_GAP) and not certified(0.0, math.inf)
     assert certified(1.0, 1.0 + 1e-7) and not certified(1.0, 1.0 + 1e-5)
 
 

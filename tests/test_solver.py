@@ -63,13 +63,14 @@ def test_infeasible_inaccurate_is_not_a_proof(monkeypatch):
 @pytest.mark.parametrize(
     ("word", "status"),
     [
-        ("optimal", "optimal"),
+        # a solver's word is at most "inaccurate": "optimal" takes the toolkit's bounds, "infeasible" its proof
+        ("optimal", "inaccurate"),
         ("optimal_inaccurate", "inaccurate"),
-        ("infeasible", "infeasible"),
+        ("infeasible", "failed"),
         ("infeasible_inaccurate", "failed"),
         ("PrimalInfeasible", "failed"),
         ("AlmostSolved", "inaccurate"),
-        ("Solved", "optimal"),
+        ("Solved", "inaccurate"),
         ("unbounded", "failed"),
         ("something new", "failed"),
     ],
@@ -77,4 +78,13 @@ def test_infeasible_inaccurate_is_not_a_proof(monkeypatch):
 def test_solver_words_map_through_the_table(word, status):
     from problems.lp.status import Status
 
-    assert Status(word) == status
+    assert Status.from_solver_word(word) == status
+
+
+def test_status_takes_only_the_toolkits_own_words():
+    from problems.lp.status import Status
+
+    assert [Status(w) for w in ("optimal", "inaccurate", "infeasible", "failed")] == list(Status)
+    for word in ("Solved", "optimal_inaccurate", "something new"):
+        with pytest.raises(ValueError):
+            Status(word)

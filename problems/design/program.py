@@ -62,6 +62,7 @@ from ..errors import (
     SolverFailedError,
 )
 from ..lp import Bounds, Status
+from ..lp.status import decide_status
 from ..mechanism import Mechanism
 from ..result import SolveResult
 from ..solvers.conic import solve_with_fallback
@@ -488,10 +489,6 @@ class IPDesign:
             for v in binding_idx
         ]
         mech = Mechanism(W_full, tuple(problem.space.labels), problem.output_labels)
-        p_y = problem.prior.pmf @ W_full
-        joint = problem.prior.pmf[:, None] * W_full
-        with np.errstate(invalid="ignore", divide="ignore"):
-            posterior = np.where(p_y > 0, joint / np.where(p_y > 0, p_y, 1.0), 0.0)
         extras = {
             "C1": float(to_unit(c1.c1, unit)),
             "C1_upper": float(to_unit(c1.upper_bound, unit)),
@@ -517,12 +514,17 @@ class IPDesign:
         if self.factor:
             extras["answer_channel"] = W
             extras["answer_labels"] = list(problem.answer_labels)
-        return SolveResult(
-            program=self.program if not reverse else "ip-reverse",
-            # the toolkit's own certificate decides: the solver's word is kept in stats.attempts
-            status=Status.OPTIMAL if cert.ok else Status(str(sol.status)),
+        bounds = Bounds(-np.inf, np.inf) if bounds is None else bounds
+        return SolveResult.from_mechanism(
+            self.program if not reverse else "ip-reverse",
+            mech,
+            problem.prior.pmf,
+            # the toolkit's rule decides on the proved bounds (the reverse program has none: never optimal); the
+            # solver's word only says whether there is a point at all, and is kept in stats.attempts
+            status=decide_status(
+                bounds.lower, bounds.upper, answered=Status.from_solver_word(sol.status) is not Status.FAILED
+            ),
             value=float(primal) if not reverse else float(to_unit(eps, unit)),
-            mechanism=mech,
             eps=float(to_unit(eps, unit)),
             distortion=None if not reverse or D is None else float(D),
             duals={
@@ -532,11 +534,9 @@ class IPDesign:
             },
             certificate=cert,
             stats=sol.stats,
-            p_y=p_y,
-            posterior=posterior,
             unit=problem.distortion_name if not reverse else unit,
             extras=extras,
-            **({} if bounds is None else {"bounds": bounds}),
+            bounds=bounds,
         )
 
     def solve(self, eps: float, *, unit: str = "nats") -> SolveResult:
@@ -601,7 +601,7 @@ class IPDesign:
         bounds = Bounds(float(lo), float(up))
         return replace(
             res,
-            status=Status.OPTIMAL,
+            status=decide_status(bounds.lower, bounds.upper),
             value=value,
             certificate=theorem_certificate(value, bounds.lower, bounds.upper, basis),
             bounds=bounds,

@@ -1,12 +1,14 @@
 """Status and bounds of a capacity bracket ``lower ≤ C ≤ upper``, in the vocabulary of the LP results.
 
-A capacity (or C₁) is certified when its bracket is at most 1e-6 wide relative to the upper end, the rule of
-``docs/certificates.md``; a capacity of exactly 0 (both ends 0) is certified too.
+The status is the one rule of the toolkit (:func:`problems.lp.status.decide_status`, ``docs/certificates.md``):
+a capacity (or C₁) is certified when its bracket is at most 1e-6 wide relative to the larger end, or at most
+1e-12 nats wide (a capacity at or near 0).
 """
 
 from __future__ import annotations
 
-from ..lp import Bounds, Status, certified
+from ..lp.bounds import Bounds
+from ..lp.status import Status, decide_status
 
 __all__ = ["BracketStatus"]
 
@@ -23,8 +25,8 @@ class BracketStatus:
 
     @property
     def certified(self) -> bool:
-        return certified(float(self.lower_bound), float(self.upper_bound))
+        return self.status.certified
 
     @property
     def status(self) -> Status:
-        return Status.OPTIMAL if self.certified else Status.INACCURATE
+        return decide_status(float(self.lower_bound), float(self.upper_bound))

@@ -2,7 +2,8 @@
 
 * :mod:`problems.lp.spec` — :class:`RatioLPSpec` and its two builders (dense and orbit-reduced);
 * :mod:`problems.lp.bounds` — the exactly feasible repair and the safe dual bound;
-* :mod:`problems.lp.status` — the status enum and the exit codes;
+* :mod:`problems.lp.solution` — :class:`LPSolution`, the one solution type of every ratio LP;
+* :mod:`problems.lp.status` — the one status rule (:func:`decide_status`), the status enum and the exit codes;
 * :mod:`problems.lp.tiny` — the optima below the range of normal doubles (ε of several hundred);
 * :mod:`problems.lp.matrix_check` — the exact feasibility test of a whole mechanism.
 
@@ -33,8 +34,9 @@ _LAZY: dict[str, str] = {
         ),
         ".bounds",
     ),
+    "LPSolution": ".solution",
     **dict.fromkeys(("RatioLPSpec", "dense_spec", "reduced_spec"), ".spec"),
-    **dict.fromkeys(("EXIT_CODES", "Status"), ".status"),
+    **dict.fromkeys(("EXIT_CODES", "Status", "decide_status"), ".status"),
 }
 
 #: Names that moved to :mod:`problems.solvers` (deprecated here; typed below like the lazy names).
@@ -42,7 +44,7 @@ _MOVED: dict[str, str] = {
     **dict.fromkeys(
         ("BACKENDS", "BackendError", "RawSolution", "backend", "resolve_order"), "..solvers.backends"
     ),
-    **dict.fromkeys(("LPSolution", "solve"), "..solvers.chain"),
+    "solve": "..solvers.chain",
     "Attempt": "..solvers.attempts",
 }
 
@@ -73,7 +75,6 @@ if TYPE_CHECKING:  # the lazily loaded names, for type checkers
     from ..solvers.backends import RawSolution as RawSolution
     from ..solvers.backends import backend as backend
     from ..solvers.backends import resolve_order as resolve_order
-    from ..solvers.chain import LPSolution as LPSolution
     from ..solvers.chain import solve as solve
     from .bounds import (
         ABSOLUTE_GAP,
@@ -86,14 +87,16 @@ if TYPE_CHECKING:  # the lazily loaded names, for type checkers
         upper_bound,
         verify,
     )
+    from .solution import LPSolution
     from .spec import RatioLPSpec, dense_spec, reduced_spec
-    from .status import EXIT_CODES, Status
+    from .status import EXIT_CODES, Status, decide_status
 
 
 __all__ = [
     "RELATIVE_GAP",
     "ABSOLUTE_GAP",
     "Bounds",
+    "LPSolution",
     "certified",
     "certify",
     "lower_bound",
@@ -105,4 +108,5 @@ __all__ = [
     "reduced_spec",
     "EXIT_CODES",
     "Status",
+    "decide_status",
 ]

@@ -20,9 +20,8 @@ bound accurate to the relative precision of the *value* even when the value is 1
 floating point and decreased by a bound on its rounding error (γ_k Σ|terms|); the final sums likewise.
 No accuracy of the multipliers is assumed: poor multipliers give a weak bound, never a wrong one.
 
-:func:`certify` combines both; the answer is certified when
-``upper − lower ≤`` :data:`RELATIVE_GAP` ``· upper``, or ``upper − lower ≤`` :data:`ABSOLUTE_GAP` (an
-enclosure of an optimum below 1e-200; see :func:`certified`).
+:func:`certify` combines both; the status of the answer is decided by the one rule of the toolkit,
+:func:`problems.lp.status.decide_status` (relative :data:`RELATIVE_GAP` or absolute :data:`ABSOLUTE_GAP`).
 """
 
 from __future__ import annotations
@@ -32,8 +31,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..solvers.settings import UNIT_ROUNDOFF as _U
 from .spec import RatioLPSpec
+from .status import ABSOLUTE_GAP, RELATIVE_GAP, UNIT_ROUNDOFF, bounds_agree, decide_status, refined
 
 __all__ = [
     "RELATIVE_GAP",
@@ -49,11 +48,7 @@ __all__ = [
     "certified",
 ]
 
-#: Certified ⇔ upper − lower ≤ RELATIVE_GAP · upper.
-RELATIVE_GAP = 1e-6
-#: Certified also ⇔ upper − lower ≤ ABSOLUTE_GAP: an optimum proved to lie in [0, 1e-200] (the ratio LPs at
-#: ε of several hundred, where e^{−ε} leaves the range of normal doubles; :mod:`problems.lp.tiny`).
-ABSOLUTE_GAP = 1e-200
+_U = UNIT_ROUNDOFF
 
 
 def _gamma(k):  # noqa: ANN001, ANN202 - int or array
@@ -87,17 +82,9 @@ def _finite(x: float) -> float | None:
 
 
 def certified(lower: float, upper: float, rtol: float = RELATIVE_GAP) -> bool:
-    """The status rule: True when the finite bounds agree to ``rtol`` relative, or to :data:`ABSOLUTE_GAP`
-    absolute (exact 0 = 0 is certified).
-
-    The absolute tolerance only matters for optima below 1e-194 (where 1e-6 of the value is below it): no
-    distortion or information value of the toolkit is meaningful at that scale, and the relative rule cannot
-    hold there in floating point once the entries of the point leave the normal range of doubles.
-    """
-    if not (math.isfinite(upper) and math.isfinite(lower)):
-        return False
-    gap = (upper - lower) * (1.0 + 4 * _U)
-    return gap <= rtol * abs(upper) or gap <= ABSOLUTE_GAP
+    """True when the finite bounds agree by the status rule (:func:`problems.lp.status.bounds_agree`:
+    ``rtol`` relative or :data:`ABSOLUTE_GAP` absolute)."""
+    return bounds_agree(lower, upper, rtol=rtol)
 
 
 def _group_sums(spec: RatioLPSpec, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -382,14 +369,27 @@ class LPCertificate:
     """What the toolkit proved about one point of a ratio LP.
 
     ``z`` is the exactly feasible point (or ``None``), ``mix`` the weight of the reference point in it,
-    ``bounds`` the rigorous enclosure, ``reduced_costs`` d = c + Gᵀλ⁺ + Aᵀν.
+    ``bounds`` the rigorous enclosure, ``reduced_costs`` d = c + Gᵀλ⁺ + Aᵀν, ``rtol`` the relative tolerance.
     """
 
     z: np.ndarray | None
     mix: float
     bounds: Bounds
     reduced_costs: np.ndarray
-    certified: bool
+    rtol: float = RELATIVE_GAP
+
+    @property
+    def certified(self) -> bool:
+        """The status rule (:func:`~problems.lp.status.decide_status`) says ``optimal``."""
+        return decide_status(
+            self.bounds.lower, self.bounds.upper, feasible=self.z is not None, rtol=self.rtol
+        ).certified
+
+    @property
+    def refined(self) -> bool:
+        """No more work is needed (:func:`~problems.lp.status.refined`): an exactly feasible point and bounds
+        within the relative tolerance."""
+        return self.z is not None and refined(self.bounds.lower, self.bounds.upper, self.rtol)
 
 
 def certify(
@@ -419,4 +419,4 @@ def certify(
     lo = max(lo, float(known_lower))
     if lo > up:  # cannot happen for valid bounds; never report a contradiction as certified
         raise AssertionError(f"{spec.program}: lower bound {lo!r} above upper bound {up!r} at ε = {eps!r}")
-    return LPCertificate(zr, t, Bounds(lo, up), d, certified(lo, up, rtol) and zr is not None)
+    return LPCertificate(zr, t, Bounds(lo, up), d, rtol)

@@ -1,10 +1,11 @@
-r"""Ratio LPs at privacy levels so large that the optimum is below :data:`~problems.lp.bounds.ABSOLUTE_GAP`.
+r"""Ratio LPs at privacy levels so large that the optimum is below :data:`~problems.lp.status.REFINE_GAP` (1e-200).
 
 At large ε the optimum of PD-DP, PD-I and R-PD (Hamming distortion) lies in :math:`[0, h(\epsilon - \epsilon_{\min})]`
 (Wang, Ying & Zhang 2016, Theorem 1: E_d at level ε − ε_min is feasible, with distortion h), and h(ε) ≈ n(m−1)e^{−ε} leaves
 the range of normal doubles near ε ≈ 700 (e^ε overflows at 709.78).  There the LP means nothing numerically,
 and no LP is needed: the enclosure :math:`[\ell, U]`, with U the objective of an exactly feasible point, is
-certified by the absolute tolerance of the status rule as soon as :math:`U - \ell \le` ``ABSOLUTE_GAP``.
+taken as soon as :math:`U - \ell \le` ``REFINE_GAP`` (no LP could improve it) and certified by the absolute
+tolerance of the status rule (:func:`~problems.lp.status.decide_status`).
 
 **The point.**  E_d at the level :math:`L = \epsilon - \epsilon_{\min} - \eta` in the spec's variables
 (``spec.log_profile``), every entry raised to at least :math:`2^{-1000}` (:data:`FLOOR_LOG`), then normalised.
@@ -29,8 +30,9 @@ import math
 
 import numpy as np
 
-from .bounds import ABSOLUTE_GAP, Bounds, _gamma, certified, upper_bound
+from .bounds import Bounds, _gamma, upper_bound
 from .spec import RatioLPSpec
+from .status import REFINE_GAP, decide_status, refined
 
 __all__ = [
     "FLOOR_LOG",
@@ -45,14 +47,14 @@ __all__ = [
 #: ln 2^{-1000}: the smallest entry of the constructed point (a normal double, so no step underflows).
 FLOOR_LOG = -1000.0 * math.log(2.0)
 
-#: Below this ε − ε_min the point is not even tried (h(300) ≈ 5e-131 · n(m−1) is far above ABSOLUTE_GAP).
+#: Below this ε − ε_min the point is not even tried (h(300) ≈ 5e-131 · n(m−1) is far above REFINE_GAP).
 TINY_MIN_LEVEL = 300.0
 
 #: ``certificate.basis`` of such an answer.
 TINY_BASIS = (
     "theorem: Wang, Ying & Zhang (2016) Theorem 1 (0 ≤ optimum ≤ h(ε − ε_min)); the exactly feasible point is E_d at "
-    "ε − ε_min with entries floored at 2^-1000 (verified in logarithms); the enclosure is certified by the "
-    f"absolute tolerance {ABSOLUTE_GAP:g}"
+    "ε − ε_min with entries floored at 2^-1000 (verified in logarithms); the enclosure is narrower than "
+    f"{REFINE_GAP:g}, certified by the absolute tolerance of the status rule"
 )
 
 
@@ -95,8 +97,8 @@ def verify_log(spec: RatioLPSpec, z: np.ndarray, eps: float) -> bool:
 
 
 def tiny_solution(spec: RatioLPSpec, eps: float, known_lower: float = 0.0):  # noqa: ANN201 - LPSolution
-    """The certified answer at a level where the optimum is below ``ABSOLUTE_GAP``, or ``None`` (then the
-    LP is solved as usual).  The answer is an :class:`~problems.solvers.chain.LPSolution` without multipliers."""
+    """The certified answer at a level where the optimum is below ``REFINE_GAP``, or ``None`` (then the
+    LP is solved as usual).  The answer is an :class:`~problems.lp.solution.LPSolution` without multipliers."""
     key = ("tiny", float(eps))
     if key not in spec.cache:
         spec.cache[key] = None
@@ -110,7 +112,7 @@ def tiny_solution(spec: RatioLPSpec, eps: float, known_lower: float = 0.0):  # n
         return None
     z, up = got
     lo = min(max(0.0, float(known_lower)), up)
-    if not certified(lo, up):
+    if not refined(lo, up):
         return None
     return _solution(spec, eps, z, Bounds(lo, up))
 
@@ -122,9 +124,8 @@ def in_tiny_regime(spec: RatioLPSpec, eps: float) -> bool:
 
 def _solution(spec: RatioLPSpec, eps: float, z: np.ndarray, bounds: Bounds):  # noqa: ANN202
     from ..certificate import Certificate
-    from ..solvers.chain import LPSolution
     from ..solvers.stats import SolverStats
-    from .status import Status
+    from .solution import LPSolution
 
     value = float(spec.c @ z)
     cert = Certificate(
@@ -145,7 +146,7 @@ def _solution(spec: RatioLPSpec, eps: float, z: np.ndarray, bounds: Bounds):  # 
         z=z,
         value=value,
         bounds=bounds,
-        status=Status.OPTIMAL,
+        status=decide_status(bounds.lower, bounds.upper),
         nu=np.zeros(spec.G),
         lam=np.zeros(spec.P),
         reduced_costs=spec.c.copy(),

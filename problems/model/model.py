@@ -37,7 +37,8 @@ import numpy as np
 from ..certificate import Certificate
 from ..database import DatabaseSpace
 from ..errors import InfeasibleProgramError, InvalidInputError, InvalidPriorError
-from ..lp import Bounds, RatioLPSpec, Status, certified
+from ..lp import Bounds, RatioLPSpec, Status
+from ..lp.status import decide_status
 from ..mechanism import Mechanism
 from ..priors import validate_pmf
 from ..result import SolveResult
@@ -423,14 +424,10 @@ class MechanismModel:
 
     def _result(self, *, W, value, status, bounds, cert, stats, duals, path, extras) -> ModelResult:
         ins, outs = self._labels()
-        p = self.prior
-        joint = p[:, None] * W
-        q = joint.sum(axis=0)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            posterior = np.where(q > 0, joint / np.where(q > 0, q, 1.0), 0.0)
         unchecked = self._user_violations(W)
         if any(u["violation"] > 0 for u in unchecked) and status is Status.OPTIMAL:
-            status = Status.INACCURATE
+            # a user constraint is violated in floating point: the point is not proved feasible
+            status = decide_status(bounds.lower, bounds.upper, feasible=False)
         info = {
             "path": path,
             "objective": self.objective,
@@ -447,21 +444,19 @@ class MechanismModel:
                 "floating point on the returned mechanism (violation must be ≤ 0 for 'optimal'), not proved"
             )
         D = [c.at_most for c in self.constraints if isinstance(c, ExpectedLoss)]
-        return ModelResult(
-            program=self.name,
+        return ModelResult.from_mechanism(
+            self.name,
+            Mechanism(W, ins, outs),
+            self.prior,
             status=status,
             value=float(value),
-            mechanism=Mechanism(W, ins, outs),
-            eps=None,
-            distortion=float(min(D)) if D else None,
-            duals=duals,
             certificate=cert,
             stats=stats,
-            p_y=q,
-            posterior=posterior,
+            bounds=bounds,
+            distortion=float(min(D)) if D else None,
+            duals=duals,
             unit="nats" if self.objective == "mutual_information" else "loss",
             extras=info,
-            bounds=bounds,
         )
 
     def _solve_lp_core(self, solver, time_limit) -> ModelResult:
@@ -546,7 +541,7 @@ class MechanismModel:
         return self._result(
             W=W,
             value=float(np.sum(cost * W)),
-            status=Status.OPTIMAL,
+            status=decide_status(max(lo, 0.0), up),
             bounds=Bounds(max(lo, 0.0), up),
             cert=theorem_certificate(float(np.sum(cost * W)), max(lo, 0.0), up, theorem),
             stats=SolverStats("theorem", 0.0, 0.0, 0, (("theorem", theorem),)),
@@ -600,8 +595,7 @@ class MechanismModel:
         lower = max(lower, trivial, self._capacity_bound(start, aux, lags, mults, builts))
         if lower > upper:
             lower = upper  # equal up to the margins of two different proofs
-        ok = fixed.W is not None and certified(lower, upper)
-        status = Status.OPTIMAL if ok else Status.INACCURATE
+        status = decide_status(lower, upper, feasible=fixed.W is not None)
         viol = max([0.0] + [max(v, 0.0) for k, v in self.check(W).items()])
         cert = Certificate(
             primal_residual=viol,

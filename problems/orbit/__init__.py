@@ -34,7 +34,7 @@ _LAZY: dict[str, str] = {
     "lift_mechanism": ".lift",
     "sample": ".lift",
     "ReducedLP": ".reduced_lp",
-    "ReducedLPSolution": ".reduced_lp",
+    "ReducedLPSolution": ".reduced_lp",  # deprecated: problems.lp.LPSolution
     "SymmetricPrior": ".symmetric_prior",
     "as_symmetric": ".symmetric_prior",
     "parse_symmetric_prior": ".symmetric_prior",
@@ -54,7 +54,7 @@ if TYPE_CHECKING:  # the lazily loaded names, for type checkers
     from .lift_dual import lift_duals, lifted_certificate
     from .pd_mip_iid import ProductChannel, ReducedPDMIP, iid_row_pmf, product_channel
     from .programs import LIFT_LIMIT, ReducedPDDP, ReducedPDI, ReducedRPD
-    from .reduced_lp import ReducedLP, ReducedLPSolution
+    from .reduced_lp import ReducedLP
     from .symmetric_prior import (
         SymmetricPrior,
         as_symmetric,
@@ -73,7 +73,6 @@ __all__ = [
     "JointTypes",
     "ProductChannel",
     "ReducedLP",
-    "ReducedLPSolution",
     "ReducedPDDP",
     "ReducedPDI",
     "ReducedPDMIP",

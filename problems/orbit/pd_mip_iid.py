@@ -52,7 +52,7 @@ from ..certificate import Certificate
 from ..closed_forms import check_distortion
 from ..database import DENSE_LIMIT, DatabaseSpace
 from ..errors import InvalidInputError, InvalidPriorError, ShapeMismatchError
-from ..lp.status import Status
+from ..lp.status import decide_status
 from ..measures import mutual_information
 from ..mechanism import Mechanism
 from ..priors import Prior, iid
@@ -239,10 +239,9 @@ class ReducedPDMIP:
             exact_zero=zero,
             feasible=exp_d <= D,
         )
-        joint = p[:, None] * W
-        with np.errstate(invalid="ignore", divide="ignore"):
-            posterior = np.where(q > 0, joint / np.where(q > 0, q, 1.0), 0.0)
         labels = tuple(str(a) for a in range(self.m))
+        mechanism = Mechanism(W, labels, labels)
+        posterior = mechanism.posterior(p)
         extras: dict[str, Any] = {
             "path": "reduced",
             "reduction": "single-letter",
@@ -267,9 +266,9 @@ class ReducedPDMIP:
         }
         return SolveResult(
             program=self.program,
-            status=Status.OPTIMAL if cert.certified else Status.INACCURATE,
+            status=decide_status(bounds.lower, bounds.upper),
             value=float(to_unit(value, unit)),
-            mechanism=Mechanism(W, labels, labels),
+            mechanism=mechanism,
             eps=None,
             distortion=D,
             duals={

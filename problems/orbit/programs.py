@@ -46,6 +46,8 @@ import scipy.sparse as sp
 from ..database import DatabaseSpace
 from ..errors import InfeasibleProgramError, InvalidInputError
 from ..lp import Bounds, Status
+from ..lp.solution import LPSolution
+from ..lp.status import decide_status
 from ..lp.tiny import in_tiny_regime
 from ..mechanism import Mechanism
 from ..prior_constants import exp_at_least, near_eps_X, round_up_eps_X
@@ -61,7 +63,7 @@ from ..solvers.settings import (
     SMALL_LP_SIZE,
 )
 from .lift import _lift_matrix, _log_distance_counts, _type_channel, lift_mechanism, sample  # noqa: F401
-from .reduced_lp import BACKENDS, ReducedLP, ReducedLPSolution
+from .reduced_lp import BACKENDS, ReducedLP
 from .symmetric_prior import SymmetricPrior, as_symmetric
 from .types import JointTypes
 
@@ -126,7 +128,7 @@ class _Base:
         raise NotImplementedError
 
     # -------------------------------------------------------------- results
-    def _result(self, sol: ReducedLPSolution, reduction: str, extra: dict[str, Any]) -> SolveResult:
+    def _result(self, sol: LPSolution, reduction: str, extra: dict[str, Any]) -> SolveResult:
         u = np.clip(sol.u, 0.0, None)
         extras: dict[str, Any] = {
             "path": "reduced",
@@ -140,7 +142,7 @@ class _Base:
             "backend": self.backend,
         }
         extras.update(extra)
-        mech, p_y, post = self._mechanism(u, reduction, extras)
+        mech, p_x = self._mechanism(u, reduction, extras)
         status, value, bounds, cert = sol.status, sol.value, sol.bounds, sol.certificate
         if extras.get("mechanism_level") == "database":
             W, status, value, bounds, cert = self._exact_lift(
@@ -148,29 +150,16 @@ class _Base:
             )
             if W is not mech.matrix:
                 mech = Mechanism.on_space(W, self.space)
-                joint = self._lifted_p_x()[:, None] * W
-                p_y = joint.sum(axis=0)
-                with np.errstate(invalid="ignore", divide="ignore"):
-                    post = np.where(p_y > 0, joint / np.where(p_y > 0, p_y, 1.0), 0.0)
-        return SolveResult(
-            program=self.program,
+        return SolveResult.from_lp(
+            self.program,
+            sol,
+            mech,
+            p_x,
+            extras=extras,
             status=status,
             value=value,
-            mechanism=mech,
-            eps=sol.eps,
-            distortion=None,
-            duals={
-                "ratio": sol.ratio_duals,
-                "normalisation": sol.eq_duals,
-                "nonnegativity": sol.nonneg_duals,
-            },
-            certificate=cert,
-            stats=sol.stats,
-            p_y=p_y,
-            posterior=post,
-            unit="rows",
-            extras=extras,
             bounds=bounds,
+            certificate=cert,
         )
 
     def _pair_log_kappa(self) -> np.ndarray | None:
@@ -191,9 +180,8 @@ class _Base:
         """
         from dataclasses import replace
 
-        from ..lp.bounds import certified
         from ..lp.matrix_check import matrix_value_bound, repair_matrix, verify_matrix
-        from ..lp.status import Status
+        from ..lp.status import decide_status
         from ..mechanism import exponential_mechanism
 
         lk = self._pair_log_kappa()
@@ -207,35 +195,37 @@ class _Base:
             ref = exponential_mechanism(self.space, level).matrix if level > 0 else np.ones_like(W)
             fixed, t = repair_matrix(W, ref, self.space, eps, lk, lk_err)
         if fixed is None:  # the returned matrix is not proved feasible: never "optimal"
-            down = Status.INACCURATE if Status(status) is Status.OPTIMAL else status
-            return W, down, value, bounds, cert
+            if status is Status.OPTIMAL:
+                status = decide_status(bounds.lower, bounds.upper, feasible=False)
+            return W, status, value, bounds, cert
         cost = self._lifted_p_x()[:, None] * self.space.hamming_matrix()
         up = matrix_value_bound(fixed, cost)
         value = float(np.sum(cost * (fixed / fixed.sum(axis=1, keepdims=True))))
         new = Bounds(min(bounds.lower, up), up)
         cert = replace(cert, lower_bound=new.lower, upper_bound=new.upper, primal_objective=value)
-        ok = certified(new.lower, new.upper) and Status(status) is Status.OPTIMAL
-        return fixed, (Status.OPTIMAL if ok else Status.INACCURATE), value, new, cert
+        # the lifted matrix is exactly feasible; the reduced answer's status still has to have been optimal
+        status = decide_status(new.lower, new.upper, feasible=status is Status.OPTIMAL)
+        return fixed, status, value, new, cert
 
     def _theorem_solution(
         self, u: np.ndarray, value: float, bounds: Bounds, theorem: str, eps: float
-    ) -> ReducedLPSolution:
+    ) -> LPSolution:
         """A reduced point proved optimal by a theorem, in the shape of an LP solution (no multipliers)."""
         from ..certificate import theorem_certificate
-        from ..lp import Status
         from ..solvers.stats import SolverStats
 
-        return ReducedLPSolution(
-            u=u,
+        return LPSolution(
+            z=u,
             value=value,
-            eq_duals=np.zeros(self.lp.spec.G),
-            ratio_duals=np.zeros(self.lp.P),
-            nonneg_duals=np.zeros(u.size),
+            bounds=bounds,
+            status=decide_status(bounds.lower, bounds.upper),
+            nu=np.zeros(self.lp.spec.G),
+            lam=np.zeros(self.lp.P),
+            reduced_costs=np.zeros(u.size),
             certificate=theorem_certificate(value, bounds.lower, bounds.upper, theorem),
             stats=SolverStats("theorem", 0.0, 0.0, 0, (("theorem", theorem),)),
             eps=float(eps),
-            bounds=bounds,
-            status=Status.OPTIMAL,
+            mix=0.0,
         )
 
     def _distance_theorem(self, eps: float) -> SolveResult:
@@ -288,19 +278,15 @@ class _Base:
         t = J.x_types[J.x_index]
         return np.all(T[:, :, a_star] == t, axis=1).astype(float)
 
-    def _mechanism(self, u, reduction, extras):
+    def _mechanism(self, u, reduction, extras):  # noqa: ANN001, ANN202
+        """The lifted N×N mechanism and the input law p_X (database level, up to ``lift_limit``), or the type
+        channel and ``None``."""
         if self.space.size <= self.lift_limit:
             W = _lift_matrix(self.n, self.m, reduction, u, self.types)
-            mech = Mechanism.on_space(W, self.space, clean=True)
             extras["mechanism_level"] = "database"
-            p_x = self._lifted_p_x()
-            joint = p_x[:, None] * mech.matrix
-            p_y = joint.sum(axis=0)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                post = np.where(p_y > 0, joint / np.where(p_y > 0, p_y, 1.0), 0.0)
-            return mech, p_y, post
+            return Mechanism.on_space(W, self.space, clean=True), self._lifted_p_x()
         extras["mechanism_level"] = "type"
-        return _type_channel(self.n, self.m, reduction, u, self.types), None, None
+        return _type_channel(self.n, self.m, reduction, u, self.types), None
 
     def _lifted_p_x(self) -> np.ndarray:
         return np.full(self.space.size, 1.0 / self.space.size)
@@ -470,7 +456,7 @@ class ReducedPDI(_PriorProgram):
         return replace(
             const,
             eps=eps,
-            status=Status.OPTIMAL,
+            status=decide_status(lower, up),
             bounds=Bounds(lower, up),
             certificate=theorem_certificate(const.value, lower, up, theorem),
             extras={**const.extras, "theorem": theorem},
@@ -519,16 +505,17 @@ class ReducedPDI(_PriorProgram):
             W = apply_kron(W1.T, np.eye(self.space.size), n).T
             p_x = self._lifted_p_x()
             cert = theorem_certificate(value, bounds.lower, bounds.upper, theorem)
-            W, status, value, bounds, _ = self._exact_lift(W, eps, Status.OPTIMAL, value, bounds, cert)
+            claimed = decide_status(bounds.lower, bounds.upper)
+            W, status, value, bounds, _ = self._exact_lift(W, eps, claimed, value, bounds, cert)
             if status is not Status.OPTIMAL:
                 return None  # not exactly feasible in floating point: the LP answers
-            return theorem_result(self.program, eps, self.space, W, p_x[:, None] * W, value, bounds, theorem)
+            return theorem_result(self.program, eps, self.space, W, p_x, value, bounds, theorem)
         res = theorem_result(
             self.program,
             eps,
             DatabaseSpace(1, m),
             W1,
-            row[:, None] * W1,
+            row,
             value,
             bounds,
             theorem,

@@ -21,39 +21,26 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
 
-from ..certificate import Certificate
+from .._lazy import deprecated_aliases
 from ..closed_forms import check_eps
 from ..errors import InvalidInputError, ShapeMismatchError
-from ..lp import Bounds, Status, reduced_spec
+from ..lp import reduced_spec
+from ..lp.solution import LPSolution
 from ..lp.tiny import tiny_solution
 from ..solvers.chain import solve as solve_lp
 from ..solvers.settings import SMALL_LP_SIZE
-from ..solvers.stats import SolverStats
 
-__all__ = ["ReducedLP", "ReducedLPSolution", "BACKENDS", "SMALL_LP_SIZE"]
+__all__ = ["ReducedLP", "BACKENDS", "SMALL_LP_SIZE"]
 
 BACKENDS = ("clarabel", "block", "cvxpy")
 
 
-@dataclass(frozen=True)
-class ReducedLPSolution:
-    """Primal/dual values of one solve of a :class:`ReducedLP` (u exactly feasible; bounds proved)."""
-
-    u: np.ndarray
-    value: float
-    eq_duals: np.ndarray  # ν (one per equality)
-    ratio_duals: np.ndarray  # λ ≥ 0 (one per move)
-    nonneg_duals: np.ndarray  # reduced costs, clipped at 0
-    certificate: Certificate
-    stats: SolverStats
-    eps: float
-    bounds: Bounds
-    status: Status
+#: ``ReducedLPSolution``: the old name of :class:`~problems.lp.solution.LPSolution` (deprecated; its u, eq_duals, ratio_duals and nonneg_duals remain).
+__getattr__ = deprecated_aliases(__name__, {"ReducedLPSolution": (LPSolution, "problems.lp.LPSolution")})
 
 
 def _groups(A: sp.spmatrix, K: int) -> np.ndarray:
@@ -131,7 +118,7 @@ class ReducedLP:
         backend: str = "clarabel",
         solver: str | None = None,
         time_limit: float | None = None,
-    ) -> ReducedLPSolution:
+    ) -> LPSolution:
         """Solve at ε ≥ 0: ``backend`` is the program's first choice, ``solver`` (if named) overrides it."""
         eps = check_eps(eps)
         if backend not in BACKENDS:
@@ -140,21 +127,8 @@ class ReducedLP:
 
         require_reduced_lp(self.K)  # before the back end allocates its factorisation
         tiny = tiny_solution(self.spec, eps)
-        sol = tiny or solve_lp(self.spec, eps, solver=solver, prefer=backend.upper(), time_limit=time_limit)
-        u = sol.z if sol.z is not None else np.full(self.K, math.nan)
-        return ReducedLPSolution(
-            u=u,
-            value=sol.value,
-            eq_duals=sol.nu,
-            ratio_duals=sol.lam,
-            nonneg_duals=np.clip(sol.reduced_costs, 0.0, None),
-            certificate=sol.certificate,
-            stats=sol.stats,
-            eps=sol.eps,
-            bounds=sol.bounds,
-            status=sol.status,
-        )
+        return tiny or solve_lp(self.spec, eps, solver=solver, prefer=backend.upper(), time_limit=time_limit)
 
-    def sensitivity(self, sol: ReducedLPSolution) -> float:
+    def sensitivity(self, sol: LPSolution) -> float:
         """dD*/dε by the envelope theorem: −e^ε Σ_p λ_p κ_p u[d_p] (one-sided where the active set changes)."""
         return -math.exp(sol.eps) * float(sol.ratio_duals @ (self.spec.kappa * sol.u[self.spec.dst]))

@@ -1,4 +1,5 @@
-"""Turn a :class:`RatioLPSolution` (or a theorem-path point) into the common :class:`~problems.result.SolveResult`."""
+"""Turn an :class:`~problems.lp.solution.LPSolution` (or a theorem-path point) of a dense program into the common
+:class:`~problems.result.SolveResult` (through :meth:`SolveResult.from_lp` and :meth:`SolveResult.from_mechanism`)."""
 
 from __future__ import annotations
 
@@ -6,49 +7,25 @@ import numpy as np
 
 from ..certificate import theorem_certificate
 from ..database import DatabaseSpace
-from ..lp import Bounds, Status
+from ..lp import Bounds
+from ..lp.solution import LPSolution
+from ..lp.status import decide_status
 from ..mechanism import Mechanism
 from ..result import SolveResult
 from ..solvers.stats import SolverStats
-from .ratio_lp import RatioLPSolution
-
-
-def _posterior(joint: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    p_y = joint.sum(axis=0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        posterior = np.where(p_y > 0, joint / np.where(p_y > 0, p_y, 1.0), 0.0)
-    return np.clip(p_y, 0.0, None), posterior
 
 
 def lp_result(
     program: str,
-    sol: RatioLPSolution,
+    sol: LPSolution,
     space: DatabaseSpace,
     W: np.ndarray,
-    joint: np.ndarray,
+    p_x: np.ndarray,
     extras: dict | None = None,
 ) -> SolveResult:
-    """Assemble the result of an LP whose returned mechanism is ``W`` and joint p_{X,Y} is ``joint``."""
-    p_y, posterior = _posterior(joint)
-    return SolveResult(
-        program=program,
-        status=sol.status,
-        value=sol.value,
-        mechanism=Mechanism.on_space(W, space),
-        eps=sol.eps,
-        distortion=None,
-        duals={
-            "ratio": sol.ratio_duals,
-            "normalisation": sol.normalisation_duals,
-            "nonnegativity": sol.nonnegativity_duals,
-        },
-        certificate=sol.certificate,
-        stats=sol.stats,
-        p_y=p_y,
-        posterior=posterior,
-        unit="rows",
-        extras={"path": "dense", **(extras or {})},
-        bounds=sol.bounds,
+    """Assemble the result of an LP whose returned mechanism is ``W`` under the input law ``p_x``."""
+    return SolveResult.from_lp(
+        program, sol, Mechanism.on_space(W, space), p_x, extras={"path": "dense", **(extras or {})}
     )
 
 
@@ -57,30 +34,25 @@ def theorem_result(
     eps: float,
     space: DatabaseSpace,
     W: np.ndarray,
-    joint: np.ndarray,
+    p_x: np.ndarray,
     value: float,
     bounds: Bounds,
     theorem: str,
     extras: dict | None = None,
 ) -> SolveResult:
     """The result of the theorem path: a closed-form optimum with a verified mechanism and proved bounds."""
-    p_y, posterior = _posterior(joint)
-    cert = theorem_certificate(value, bounds.lower, bounds.upper, theorem)
-    return SolveResult(
-        program=program,
-        status=Status.OPTIMAL,
+    return SolveResult.from_mechanism(
+        program,
+        Mechanism.on_space(W, space),
+        p_x,
+        status=decide_status(bounds.lower, bounds.upper),
         value=float(value),
-        mechanism=Mechanism.on_space(W, space),
-        eps=eps,
-        distortion=None,
-        duals={},
-        certificate=cert,
+        certificate=theorem_certificate(value, bounds.lower, bounds.upper, theorem),
         stats=SolverStats("theorem", 0.0, 0.0, 0, (("theorem", theorem),)),
-        p_y=p_y,
-        posterior=posterior,
+        bounds=bounds,
+        eps=eps,
         unit="rows",
         extras={"path": "theorem", "theorem": theorem, **(extras or {})},
-        bounds=bounds,
     )
 
 
@@ -104,4 +76,4 @@ def verified_theorem_result(
     z, bounds = got
     W = z.reshape(np.shape(mechanism))
     value = float(lp.spec.c @ z)
-    return theorem_result(program, eps, lp.space, W, pmf[:, None] * W, value, bounds, theorem)
+    return theorem_result(program, eps, lp.space, W, pmf, value, bounds, theorem)

@@ -101,7 +101,7 @@ class PDDP:
             known = safe_h_lower(eps + self.eps_X, self.space.n, self.space.m)
         sol = self.lp.solve(eps, solver=solver or self.solver, known_lower=known)
         W = sol.Z
-        return lp_result(self.program, sol, self.space, W, self.prior.pmf[:, None] * W)
+        return lp_result(self.program, sol, self.space, W, self.prior.pmf)
 
 
 def constant_result(
@@ -123,9 +123,7 @@ def constant_result(
         lo, basis = constant_lower(lo, eps, space.n), SMALL_EPS_THEOREM
     W = np.zeros((space.size, space.size))
     W[:, y] = 1.0
-    return theorem_result(
-        program, eps, space, W, pmf[:, None] * W, float(cost[:, y].sum()), Bounds(lo, up), basis
-    )
+    return theorem_result(program, eps, space, W, pmf, float(cost[:, y].sum()), Bounds(lo, up), basis)
 
 
 def solve_pd_dp(prior: Prior, eps: float, *, solver: str | None = None) -> SolveResult:

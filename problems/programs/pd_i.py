@@ -121,7 +121,8 @@ class PDI:
         from dataclasses import replace
 
         from ..certificate import theorem_certificate
-        from ..lp import Bounds, Status
+        from ..lp import Bounds
+        from ..lp.status import decide_status
 
         assert self.lp is not None  # ε_X < ∞: the LP exists
         cost = self.lp.spec.c.reshape(self.d.shape)
@@ -140,7 +141,7 @@ class PDI:
         return replace(
             out,
             eps=eps,
-            status=Status.OPTIMAL,
+            status=decide_status(lower, up),
             value=value,
             bounds=Bounds(lower, up),
             certificate=theorem_certificate(value, lower, up, theorem),
@@ -208,7 +209,7 @@ class PDI:
         known = safe_h_lower(eps, self.space.n, self.space.m) if self.hamming else 0.0
         sol = self.lp.solve(eps, solver=solver or self.solver, known_lower=known)
         W = sol.Z
-        res = lp_result(self.program, sol, self.space, W, self.prior.pmf[:, None] * W)
+        res = lp_result(self.program, sol, self.space, W, self.prior.pmf)
         return self._boundary(res, eps) if near_eps_X(eps, self.eps_X) else res
 
 

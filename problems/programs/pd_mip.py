@@ -44,7 +44,7 @@ from scipy.special import logsumexp
 
 from ..certificate import theorem_certificate
 from ..closed_forms import check_distortion
-from ..lp.status import Status
+from ..lp.status import decide_status
 from ..measures import mutual_information
 from ..mechanism import Mechanism
 from ..priors import Prior
@@ -265,15 +265,12 @@ class PDMIP:
             unit=unit,
             exact_zero=zero,
         )
-        joint = p[:, None] * W
-        with np.errstate(invalid="ignore", divide="ignore"):
-            posterior = np.where(q > 0, joint / np.where(q > 0, q, 1.0), 0.0)
-        return SolveResult(
-            program=self.program,
-            status=Status.OPTIMAL if cert.certified else Status.INACCURATE,
+        return SolveResult.from_mechanism(
+            self.program,
+            Mechanism.on_space(W, self.space),
+            p,
+            status=decide_status(bounds.lower, bounds.upper),
             value=float(to_unit(value, unit)),
-            mechanism=Mechanism.on_space(W, self.space),
-            eps=None,
             distortion=D,
             duals={
                 "distortion": float(to_unit(lam, unit)),  # per unit of distortion, in the value's unit
@@ -283,8 +280,6 @@ class PDMIP:
             },
             certificate=cert,
             stats=stats,
-            p_y=q,
-            posterior=posterior,
             unit=unit,
             extras={
                 "expected_distortion": exp_d,
@@ -317,19 +312,16 @@ def _zero_rate_result(
 
     theorem = "I(X;Y) ≥ 0, attained by the constant mechanism onto argmin_y E d(X, y) (E d = D_max ≤ D)"
     cert = theorem_certificate(0.0, 0.0, 0.0, theorem)
-    q = W[0]
-    return SolveResult(
-        program=program,
-        status=Status.OPTIMAL,
+    return SolveResult.from_mechanism(
+        program,
+        Mechanism.on_space(W, space),
+        p,
+        status=decide_status(0.0, 0.0),
         value=0.0,
-        mechanism=Mechanism.on_space(W, space),
-        eps=None,
         distortion=D,
         duals={"distortion": 0.0, "normalisation": np.zeros(space.size), "nonnegativity": np.zeros(W.shape)},
         certificate=cert,
         stats=SolverStats("theorem", 0.0, 0.0, 0, (("theorem", theorem),)),
-        p_y=q,
-        posterior=p[:, None] * W / np.where(q > 0, q, 1.0)[None, :],
         unit=unit,
         extras={
             "expected_distortion": float(col[y]),
@@ -371,7 +363,7 @@ def _zero_distortion_result(
     )
     return SolveResult(
         program=program,
-        status=Status.OPTIMAL,
+        status=decide_status(cert.lower_bound, cert.upper_bound),
         value=float(to_unit(H, unit)),
         mechanism=Mechanism.on_space(W, space),
         eps=None,

@@ -68,7 +68,7 @@ class RPD:
                 eps,
                 self.space,
                 W,
-                q,
+                p_x,
                 h0,
                 Bounds(lower, h0 * (1 + 1e-13)),
                 "Wang, Ying & Zhang (2016) Lemma 1 at ε = 0 (columns of q constant in x)"
@@ -89,7 +89,7 @@ class RPD:
                     eps,
                     self.space,
                     W,
-                    q,
+                    p_x,
                     float(self.lp.spec.c @ z),
                     bounds,
                     "Wang, Ying & Zhang (2016) Lemma 1 (R-PD = h(ε), kernel joint; R-PD has no prior: the input marginal is a "
@@ -101,7 +101,7 @@ class RPD:
         sol = self.lp.solve(eps, solver=solver or self.solver, known_lower=lower)
         q = sol.Z / sol.Z.sum()
         p_x, W = self._split(q)
-        return lp_result(self.program, sol, self.space, W, q, extras={"p_x": p_x})
+        return lp_result(self.program, sol, self.space, W, p_x, extras={"p_x": p_x})
 
 
 def solve_r_pd(space: DatabaseSpace, eps: float, *, solver: str | None = None) -> SolveResult:

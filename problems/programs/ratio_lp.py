@@ -28,44 +28,24 @@ tolerance of the status rule, no LP is solved (:mod:`problems.lp.tiny`).
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
+from dataclasses import replace
 
 import numpy as np
 
-from ..certificate import Certificate
+from .._lazy import deprecated_aliases
 from ..closed_forms import check_eps
 from ..database import DatabaseSpace
 from ..errors import InvalidInputError
-from ..lp import Bounds, Status, dense_spec
+from ..lp import dense_spec
+from ..lp.solution import LPSolution
 from ..lp.tiny import tiny_solution
-from ..solvers.chain import LPSolution
 from ..solvers.chain import solve as solve_lp
-from ..solvers.stats import SolverStats
 
-__all__ = ["RatioLP", "RatioLPSolution"]
+__all__ = ["RatioLP"]
 
 
-@dataclass(frozen=True)
-class RatioLPSolution:
-    """Primal and dual values of one solve of a :class:`RatioLP`.
-
-    ``Z`` is the exactly feasible point (its exact row normalisation is feasible; see
-    :func:`problems.lp.bounds.verify`), ``bounds`` encloses the optimum, ``status`` says whether it is
-    certified.  Multipliers: ``ratio_duals[p, y]`` of ``Z[i_p, y] ≤ e^ε κ_p Z[j_p, y]``, ``normalisation_duals``
-    per row (or one), ``nonnegativity_duals`` the reduced costs (clipped at 0).
-    """
-
-    Z: np.ndarray
-    value: float
-    ratio_duals: np.ndarray
-    normalisation_duals: np.ndarray
-    nonnegativity_duals: np.ndarray
-    certificate: Certificate
-    stats: SolverStats
-    eps: float
-    bounds: Bounds
-    status: Status
+#: ``RatioLPSolution``: the old name of :class:`~problems.lp.solution.LPSolution` (deprecated; its Z, ratio_duals, normalisation_duals and nonnegativity_duals remain).
+__getattr__ = deprecated_aliases(__name__, {"RatioLPSolution": (LPSolution, "problems.lp.LPSolution")})
 
 
 class RatioLP:
@@ -102,7 +82,7 @@ class RatioLP:
             space, cost, program=program, row_mass=row_mass, pair_log_kappa=pair_log_kappa, eps_min=eps_min
         )
         self.pairs = space.neighbour_pairs
-        self.last: RatioLPSolution | None = None
+        self.last: LPSolution | None = None
 
     def solve(
         self,
@@ -112,7 +92,7 @@ class RatioLP:
         method: str = "auto",
         time_limit: float | None = None,
         known_lower: float = 0.0,
-    ) -> RatioLPSolution:
+    ) -> LPSolution:
         """Solve at privacy level ε through the chain of back ends.
 
         ``solver`` names the back end tried first (``clarabel``, ``highs``, ``scs``, ``cvxpy``,
@@ -130,24 +110,11 @@ class RatioLP:
         sol = solve_lp(self.spec, eps, solver=solver, time_limit=time_limit, known_lower=known_lower)
         return self._store(sol)
 
-    def _store(self, sol: LPSolution) -> RatioLPSolution:
-        N = self.N
-        Z = sol.z if sol.z is not None else np.full(N * N, math.nan)
-        self.last = RatioLPSolution(
-            Z=Z.reshape(N, N),
-            value=sol.value,
-            ratio_duals=sol.lam.reshape(-1, N),
-            normalisation_duals=sol.nu,
-            nonnegativity_duals=np.clip(sol.reduced_costs, 0.0, None).reshape(N, N),
-            certificate=sol.certificate,
-            stats=sol.stats,
-            eps=sol.eps,
-            bounds=sol.bounds,
-            status=sol.status,
-        )
+    def _store(self, sol: LPSolution) -> LPSolution:
+        self.last = replace(sol, shape=(self.N, self.N))  # Z and the duals as N × N matrices
         return self.last
 
-    def sensitivity(self, sol: RatioLPSolution | None = None) -> float:
+    def sensitivity(self, sol: LPSolution | None = None) -> float:
         """dD*/dε at ``sol`` (default: the last solve) by the envelope theorem: −e^ε Σ_k λ_k κ_k Z[j_k].
 
         One-sided where the active set changes with ε.

@@ -21,7 +21,8 @@ import math
 import numpy as np
 
 from ..closed_forms import h
-from ..lp import Bounds, RatioLPSpec, certified, repair, upper_bound
+from ..lp import Bounds, RatioLPSpec, repair, upper_bound
+from ..lp.status import refined
 
 __all__ = [
     "CLOSED_FORM_MARGIN",
@@ -72,13 +73,13 @@ def theorem_point(
     spec: RatioLPSpec, eps: float, z: np.ndarray, lower: float
 ) -> tuple[np.ndarray, Bounds] | None:
     """Verify the closed-form point ``z`` (repairing round-off) and return it with ``[lower, its objective]``,
-    or ``None`` when the bounds do not certify it."""
+    or ``None`` when the bounds do not agree to the relative tolerance (:func:`problems.lp.status.refined`)."""
     zr, _ = repair(spec, z, eps)
     if zr is None:
         return None
     up = upper_bound(spec, zr)
     lo = min(lower, up)
-    if not certified(lo, up):
+    if not refined(lo, up):  # the LP may still prove the value to the relative tolerance
         return None
     return zr, Bounds(lo, up)
 

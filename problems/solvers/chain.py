@@ -1,7 +1,8 @@
 """The chain runner: try back ends in order, certify each answer, keep the best proof, stop when certified.
 
-One acceptance policy for every ratio LP of the toolkit: an answer is accepted when the rigorous bounds of
-:func:`problems.lp.bounds.certify` agree to :data:`~problems.lp.bounds.RELATIVE_GAP`.  A back end that
+The chain works until the rigorous bounds of :func:`problems.lp.bounds.certify` agree to
+:data:`~problems.lp.status.RELATIVE_GAP` (:func:`~problems.lp.status.refined`); the status of its answer is decided
+by the one rule of the toolkit, :func:`~problems.lp.status.decide_status`.  A back end that
 crashes, runs out of time or returns a poor point is recorded in ``attempts`` and the next one runs.  Bounds
 from different attempts combine (the best lower bound and the best exactly feasible point are both valid),
 so the final answer is never worse than its best attempt.  Its time limits and the parameters of its
@@ -12,14 +13,14 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
 
 import numpy as np
 
 from ..certificate import Certificate
-from ..lp.bounds import RELATIVE_GAP, Bounds, certified, certify, lower_bound
+from ..lp.bounds import Bounds, certify, lower_bound
+from ..lp.solution import LPSolution
 from ..lp.spec import RatioLPSpec
-from ..lp.status import Status
+from ..lp.status import RELATIVE_GAP, decide_status, refined
 from ..progress import say, ticking
 from .attempts import Attempt
 from .backends import BackendError, resolve_order
@@ -41,45 +42,6 @@ from .settings import (
 from .stats import SolverStats
 
 __all__ = ["LPSolution", "Attempt", "solve", "certificate_of", "tightened_level", "NEAR_MISS"]
-
-
-@dataclass(frozen=True, eq=False)
-class LPSolution:
-    """The answer of the chain for one ε.
-
-    Attributes
-    ----------
-    z:
-        The exactly feasible point whose objective is the upper bound (its exact normalisation; see
-        :func:`problems.lp.bounds.verify`); when none could be proved (``bounds.upper = inf``), the back
-        end's point, normalised but unverified.
-    value:
-        c'z (floating point).
-    bounds:
-        Rigorous ``lower ≤ optimum ≤ upper``.
-    status:
-        :class:`~problems.lp.status.Status` (``optimal`` only when certified).
-    nu, lam, reduced_costs:
-        The multipliers that gave the lower bound (ν per group, λ ≥ 0 per ratio row, d = c + Gᵀλ + Aᵀν).
-    certificate:
-        Residuals and bounds in the toolkit's :class:`~problems.certificate.Certificate`.
-    stats:
-        Back end used, time, iterations and every attempt.
-    mix:
-        Weight of the reference point mixed into the back end's point by the exact repair.
-    """
-
-    z: np.ndarray
-    value: float
-    bounds: Bounds
-    status: Status
-    nu: np.ndarray
-    lam: np.ndarray
-    reduced_costs: np.ndarray
-    certificate: Certificate
-    stats: SolverStats
-    eps: float
-    mix: float
 
 
 def certificate_of(
@@ -218,7 +180,7 @@ def solve(
             # the certificate itself, on an iterate: a back end that can stop early stops once it is proved
             # (with ``duals`` the lower bound comes from the attempt that proved the value, as below)
             nu_c, lam_c = (nu, lam) if duals is None else duals
-            return certify(spec, eps, z, nu_c, lam_c, known_lower=best_lo, rtol=rtol).certified
+            return certify(spec, eps, z, nu_c, lam_c, known_lower=best_lo, rtol=rtol).refined
 
         with ticking(f"{where}: attempt {k} {be.name} ({why})"):
             return be.solve(spec, level, time_limit=min(limit, left), enough=enough)
@@ -244,7 +206,7 @@ def solve(
         if best_duals is None or cert.bounds.lower > best_lo:
             best_lo = max(best_lo, cert.bounds.lower)
             best_duals = (raw.nu, raw.lam)
-        if certified(best_lo, best_up, rtol):
+        if best_z is not None and refined(best_lo, best_up, rtol):
             break
         if interior and _repair_lost(spec, raw.z, best_lo, best_up, rtol):
             # the lower bound proves the back end's value, but its point could not be repaired closely enough:
@@ -275,7 +237,7 @@ def solve(
                     best_z, best_up, best_mix, best_from = tc.z, tc.bounds.upper, tc.mix, name
                     used_iters, used_time = tight.iterations, tight.seconds
                 best_lo = max(best_lo, tc.bounds.lower)
-                if certified(best_lo, best_up, rtol):
+                if best_z is not None and refined(best_lo, best_up, rtol):
                     break
                 # a large mixing weight means the slack did not cover the round-off (tighten more); a small
                 # one that the margin itself cost too much (tighten less)
@@ -283,7 +245,7 @@ def solve(
                 delta = (eps - level) * (TIGHTEN_STEP if wider else 1.0 / TIGHTEN_STEP)
                 delta = min(max(delta, TIGHTEN_MIN), 0.5 * (eps - spec.eps_min))
                 level = eps - delta
-            if certified(best_lo, best_up, rtol):
+            if best_z is not None and refined(best_lo, best_up, rtol):
                 break
         if math.isfinite(best_up) and best_up - best_lo <= NEAR_MISS * max(best_up, 1e-300):
             # a near miss: the next back ends can only tighten a small gap, so they get a budget in
@@ -312,12 +274,9 @@ def solve(
     if lo > best_up:
         lo = best_up  # equal up to the rounding margins of two different proofs
     bounds = Bounds(lo, best_up)
-    ok = best_z is not None and certified(lo, best_up, rtol)
     # failed: no back end gave a point at all; inaccurate: a point, but the bounds do not prove its value
-    status = (
-        Status.OPTIMAL
-        if ok
-        else (Status.INACCURATE if (answered or raw_point is not None) else Status.FAILED)
+    status = decide_status(
+        lo, best_up, feasible=best_z is not None, answered=answered or raw_point is not None, rtol=rtol
     )
     value = spec.objective(shown)
     lam_c = np.clip(np.nan_to_num(np.asarray(lam, dtype=float)), 0.0, None)

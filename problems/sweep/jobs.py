@@ -20,6 +20,7 @@ import numpy as np
 
 from ..database import DatabaseSpace
 from ..errors import InfeasibleProgramError, PrivacyToolkitError, ProblemTooLargeError
+from ..lp.status import decide_status
 from ..orbit.dispatch import SYMMETRIC_SPECS
 from ..resources import BASE_MEMORY, BYTES_PER_REDUCED_VARIABLE, dense_lp_memory, reduced_lp_variables
 from .grid import Point
@@ -186,8 +187,9 @@ def _inverse(point: Point) -> dict:
     if dense:
         inv = privacy_for_distortion(prog, D)
         seconds = time.perf_counter() - t0
-        if inv.result is None:  # D = 0: ε* = ∞
-            return _row(point, status="optimal", certified=True, value=None, solve_time=seconds)
+        if inv.result is None:  # D = 0: ε* = ∞ exactly (no finite level gives distortion 0)
+            status = decide_status(math.inf, math.inf)
+            return _row(point, status=str(status), certified=status.certified, value=None, solve_time=seconds)
         lo, hi = inv.bracket
         row = _from_result(point, inv.result, seconds, value=inv.eps)
         row.update(lower=float(lo), upper=float(inv.eps), iterations=inv.solves)
@@ -214,7 +216,8 @@ def _at_boundary(row: dict, prog, D: float, eps: float) -> dict:  # noqa: ANN001
     if row["status"] != "optimal" and eps == getattr(prog, "eps_X", None):
         proof = boundary_proof(prog, D)
         if proof is not None:
-            row.update(status="optimal", certified=True, lower=eps, upper=eps, error=proof)
+            status = decide_status(eps, eps)
+            row.update(status=str(status), certified=status.certified, lower=eps, upper=eps, error=proof)
     return row
 
 
@@ -316,8 +319,9 @@ def run_point(point: Point) -> dict:
         _, res = _solve_program(point)
         return _from_result(point, res, time.perf_counter() - t0)
     except InfeasibleProgramError as exc:
+        status = decide_status(math.nan, math.nan, infeasible_proof=exc.reason or str(exc))
         return _row(
-            point, status="infeasible", certified=True, solve_time=time.perf_counter() - t0, error=exc.reason
+            point, status=str(status), certified=True, solve_time=time.perf_counter() - t0, error=exc.reason
         )
     except ProblemTooLargeError as exc:
         return _row(point, status="refused", solve_time=time.perf_counter() - t0, error=str(exc))
