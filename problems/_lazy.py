@@ -3,14 +3,22 @@
 ``__getattr__, __dir__ = lazy_exports(__name__, globals(), {"Name": ".module"}, modules=("sub",))`` in a
 package's ``__init__``: ``package.Name`` imports ``package.module`` when first asked for and caches
 ``module.Name``; a name listed in ``modules`` (with ``"sub": ".sub"`` in the table) gives the submodule itself.
+
+``deprecated_module_alias(__name__, "old", "new")`` keeps the import path ``package.old`` of a renamed
+submodule working for one release: a stand-in registered in ``sys.modules`` (no file, so nothing binds it
+over an attribute of the package, such as a function that shares the old name) whose attributes are those
+of ``package.new``, each fetched with a ``DeprecationWarning``.
 """
 
 from __future__ import annotations
 
 import importlib
+import sys
+import types
+import warnings
 from collections.abc import Callable
 
-__all__ = ["lazy_exports"]
+__all__ = ["lazy_exports", "deprecated_module_alias"]
 
 
 def lazy_exports(
@@ -31,3 +39,29 @@ def lazy_exports(
         return sorted(set(namespace) | set(table))
 
     return __getattr__, __dir__
+
+
+def deprecated_module_alias(package: str, old: str, new: str) -> None:
+    """Register ``package.old`` as a deprecated alias of the submodule ``package.new`` (see the module docstring).
+
+    Python's import system returns a module already in ``sys.modules`` without setting it as an attribute of
+    its package, so ``import package.old`` and ``from package.old import name`` work while ``package.old``,
+    the package attribute, stays whatever the package defines (or is missing).
+    """
+    alias = types.ModuleType(
+        f"{package}.{old}", f"Deprecated alias of :mod:`{package}.{new}` (removed in the next release)."
+    )
+
+    def __getattr__(name: str) -> object:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        warnings.warn(
+            f"the module {package}.{old} is now {package}.{new}; the old path stops working in the next "
+            "release",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return getattr(importlib.import_module(f"{package}.{new}"), name)
+
+    alias.__getattr__ = __getattr__  # type: ignore[method-assign]  # PEP 562 on a module object
+    sys.modules.setdefault(alias.__name__, alias)

@@ -7,11 +7,9 @@ All quantities are in nats; convert with :func:`problems.units.to_unit`.  See ``
 
 from __future__ import annotations
 
-import sys as _sys
-import types as _types
 from typing import TYPE_CHECKING
 
-from .._lazy import lazy_exports
+from .._lazy import deprecated_module_alias, lazy_exports
 
 # Imported on first use (PEP 562), so the command line stays fast: ``from problems.information import X`` works as usual.
 _LAZY: dict[str, str] = {
@@ -36,7 +34,7 @@ _LAZY: dict[str, str] = {
     "capacity_conic": ".capacity",
     "channel_capacity": ".capacity",
     "divergences": ".capacity",
-    "mutual_information": ".capacity",
+    "mutual_information": "..measures",
     "PrivacyChannel": ".channel",
     "load_channel": ".channel",
     "validate_channel_array": ".channel",
@@ -57,18 +55,18 @@ _LAZY: dict[str, str] = {
     "dependent_privacy_report": ".dependent",
     "information_privacy_ratios": ".dependent",
     "theorem2_bound": ".dependent",
-    "IndividualCapacityResult": ".individual_capacity",
-    "adversary_distribution": ".individual_capacity",
-    "individual_capacity": ".individual_capacity",
-    "information_privacy": ".individual_capacity",
-    "DPWitness": ".max_information",
-    "MaxInformationResult": ".max_information",
-    "dp_level": ".max_information",
-    "dp_witness": ".max_information",
-    "max_information": ".max_information",
-    "max_information_independent": ".max_information",
-    "optimise_max_information_independent": ".max_information",
-    "product_prior": ".max_information",
+    "IndividualCapacityResult": ".individual",
+    "adversary_distribution": ".individual",
+    "individual_capacity": ".individual",
+    "information_privacy": ".individual",
+    "DPWitness": ".max_information_privacy",
+    "MaxInformationResult": ".max_information_privacy",
+    "dp_level": "..measures",
+    "dp_witness": ".max_information_privacy",
+    "max_information": ".max_information_privacy",
+    "max_information_independent": ".max_information_privacy",
+    "optimise_max_information_independent": ".max_information_privacy",
+    "product_prior": ".max_information_privacy",
     "VertexSearch": ".vertex",
     "vertex_search": ".vertex",
 }
@@ -76,6 +74,7 @@ _LAZY: dict[str, str] = {
 __getattr__, __dir__ = lazy_exports(__name__, globals(), _LAZY)
 
 if TYPE_CHECKING:  # the lazily loaded names, for type checkers
+    from ..measures import dp_level, mutual_information
     from .basic_channels import (
         Calibration,
         DataIndependentReport,
@@ -100,7 +99,6 @@ if TYPE_CHECKING:  # the lazily loaded names, for type checkers
         capacity_conic,
         channel_capacity,
         divergences,
-        mutual_information,
     )
     from .channel import PrivacyChannel, load_channel, validate_channel_array
     from .composition import (
@@ -124,16 +122,15 @@ if TYPE_CHECKING:  # the lazily loaded names, for type checkers
         information_privacy_ratios,
         theorem2_bound,
     )
-    from .individual_capacity import (
+    from .individual import (
         IndividualCapacityResult,
         adversary_distribution,
         individual_capacity,
         information_privacy,
     )
-    from .max_information import (
+    from .max_information_privacy import (
         DPWitness,
         MaxInformationResult,
-        dp_level,
         dp_witness,
         max_information,
         max_information_independent,
@@ -210,13 +207,6 @@ __all__ = [
 ]
 
 
-class _Package(_types.ModuleType):
-    """Keeps the functions ``individual_capacity`` and ``max_information`` (not their submodules) as attributes."""
-
-    def __setattr__(self, name: str, value: object) -> None:
-        if isinstance(value, _types.ModuleType) and _LAZY.get(name) == "." + name:
-            return  # the import system binding a submodule over the function of the same name
-        super().__setattr__(name, value)
-
-
-_sys.modules[__name__].__class__ = _Package
+# The submodules renamed so that no module shares its name with a function it exports.
+deprecated_module_alias(__name__, "individual_capacity", "individual")
+deprecated_module_alias(__name__, "max_information", "max_information_privacy")
