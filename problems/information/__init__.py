@@ -11,69 +11,10 @@ from typing import TYPE_CHECKING
 
 from .._lazy import deprecated_module_alias, lazy_exports
 
-# Imported on first use (PEP 562), so the command line stays fast: ``from problems.information import X`` works as usual.
-_LAZY: dict[str, str] = {
-    "Calibration": ".basic_channels",
-    "DataIndependentReport": ".basic_channels",
-    "NoiseComparison": ".basic_channels",
-    "binary_entropy": ".basic_channels",
-    "calibrate_exponential": ".basic_channels",
-    "calibrate_gaussian": ".basic_channels",
-    "calibrate_randomized_response": ".basic_channels",
-    "data_independent_bound": ".basic_channels",
-    "exponential_channel": ".basic_channels",
-    "exponential_entropy": ".basic_channels",
-    "gaussian_amplitude_capacity": ".basic_channels",
-    "gaussian_capacity_bound": ".basic_channels",
-    "gaussian_noise_comparison": ".basic_channels",
-    "randomized_response_channel": ".basic_channels",
-    "CapacityResult": ".capacity",
-    "blahut_arimoto": ".capacity",
-    "blahut_arimoto_batch": ".capacity",
-    "capacity_bounds": ".capacity",
-    "capacity_conic": ".capacity",
-    "channel_capacity": ".capacity",
-    "divergences": ".capacity",
-    "mutual_information": "..measures",
-    "PrivacyChannel": ".channel",
-    "load_channel": ".channel",
-    "validate_channel_array": ".channel",
-    "BasicCompositionReport": ".composition",
-    "ParallelCompositionExample": ".composition",
-    "basic_composition": ".composition",
-    "compose_independent": ".composition",
-    "cross_capacity": ".composition",
-    "general_composition_channel": ".composition",
-    "group_capacity": ".composition",
-    "parallel_composition_example": ".composition",
-    "ContagiousExample": ".dependent",
-    "DependentPrivacyReport": ".dependent",
-    "Theorem2Bound": ".dependent",
-    "blocks_prior": ".dependent",
-    "clamped_geometric_count_channel": ".dependent",
-    "contagious_example": ".dependent",
-    "dependent_privacy_report": ".dependent",
-    "information_privacy_ratios": ".dependent",
-    "theorem2_bound": ".dependent",
-    "IndividualCapacityResult": ".individual",
-    "adversary_distribution": ".individual",
-    "individual_capacity": ".individual",
-    "information_privacy": ".individual",
-    "DPWitness": ".max_information_privacy",
-    "MaxInformationResult": ".max_information_privacy",
-    "dp_level": "..measures",
-    "dp_witness": ".max_information_privacy",
-    "max_information": ".max_information_privacy",
-    "max_information_independent": ".max_information_privacy",
-    "optimise_max_information_independent": ".max_information_privacy",
-    "product_prior": ".max_information_privacy",
-    "VertexSearch": ".vertex",
-    "vertex_search": ".vertex",
-}
+# Imported on first use (PEP 562), so that importing the package (and the command line) stays cheap.
+__getattr__, __dir__ = lazy_exports(__name__, globals())
 
-__getattr__, __dir__ = lazy_exports(__name__, globals(), _LAZY)
-
-if TYPE_CHECKING:  # the lazily loaded names, for type checkers
+if TYPE_CHECKING:  # the lazily loaded names: for type checkers, and the table lazy_exports reads
     from ..measures import dp_level, mutual_information
     from .basic_channels import (
         Calibration,
