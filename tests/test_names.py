@@ -155,3 +155,31 @@ def test_all_lists_each_name_once_and_every_name_resolves(package):
 def test_the_lazy_table_and_all_agree(package):
     mod = importlib.import_module(package)
     assert set(mod.__all__) == set(mod._LAZY)
+
+
+# ------------------------------------------------------------------------------------ deprecated, unused API
+def test_lp_certificate_warns_and_still_measures_the_kkt_residuals():
+    from problems.certificate import lp_certificate
+
+    # min z₁ + z₂ s.t. z₁ + z₂ = 1, −z ≤ 0: z = (1, 0), ν = −1, λ = (0, 0) is an exact KKT point
+    A, b = np.array([[1.0, 1.0]]), np.array([1.0])
+    G, h = -np.eye(2), np.zeros(2)
+    with pytest.warns(DeprecationWarning, match="lp_certificate"):
+        cert = lp_certificate(
+            np.ones(2), np.array([1.0, 0.0]), A=A, b=b, nu=np.array([-1.0]), G=G, h=h, lam=np.zeros(2)
+        )
+    assert cert.primal_residual == 0.0 and cert.dual_residual == 0.0 and cert.duality_gap == 0.0
+
+
+def test_ratio_lp_method_keyword_warns_and_means_the_solver():
+    from problems.priors import uniform
+    from problems.programs import PDDP
+
+    space = DatabaseSpace(2, 2)
+    lp = PDDP(uniform(space)).lp
+    with pytest.warns(DeprecationWarning, match="solver="):
+        old = lp.solve(0.5, method="cvxpy")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        new = lp.solve(0.5, solver="cvxpy")
+    assert old.value == pytest.approx(new.value, abs=1e-9)  # the keyword is routed to the same back end
