@@ -183,3 +183,33 @@ def test_ratio_lp_method_keyword_warns_and_means_the_solver():
         warnings.simplefilter("error", DeprecationWarning)
         new = lp.solve(0.5, solver="cvxpy")
     assert old.value == pytest.approx(new.value, abs=1e-9)  # the keyword is routed to the same back end
+
+
+# ------------------------------------------------------------------------------------ one meaning per name
+def test_the_model_mixture_is_no_longer_called_repair():
+    from problems.model import privacy
+    from problems.model.certify import feasible_mixture, repair
+    from problems.model.privacy import ModelContext
+
+    p, L = np.array([0.5, 0.5]), np.array([[0.0, 1.0], [1.0, 0.0]])
+    ctx = ModelContext(p, L)
+    cons = [privacy.differential(math.log(3.0))]
+    W = np.eye(2)  # ratio ∞: only a mixture with a reference mechanism meets ε = ln 3
+    objective = lambda M: float(np.sum(p[:, None] * L * M))  # noqa: E731
+    new = feasible_mixture(W, cons, ctx, objective, 0.0)
+    with pytest.warns(DeprecationWarning, match="feasible_mixture"):
+        old = repair(W, cons, ctx, objective, 0.0)
+    assert np.array_equal(new.W, old.W) and new.reference == old.reference
+    # independent check of the mixture: rows sum to 1 and W[x,y] ≤ 3 W[x',y] for x ≠ x'
+    assert np.allclose(new.W.sum(axis=1), 1.0)
+    assert np.all(new.W[0] <= 3.0 * new.W[1] * (1 + 1e-12)) and np.all(
+        new.W[1] <= 3.0 * new.W[0] * (1 + 1e-12)
+    )
+
+
+def test_reduced_backends_has_its_own_name():
+    from problems.orbit import reduced_lp
+
+    assert reduced_lp.REDUCED_BACKENDS == ("clarabel", "block", "cvxpy")
+    with pytest.warns(DeprecationWarning, match="REDUCED_BACKENDS"):
+        assert reduced_lp.BACKENDS == reduced_lp.REDUCED_BACKENDS

@@ -43,7 +43,7 @@ from ..mechanism import Mechanism
 from ..priors import validate_pmf
 from ..result import SolveResult
 from ..solver import solve_with_fallback
-from .certify import lagrangian_bound, margin_eta, repair
+from .certify import feasible_mixture, lagrangian_bound, margin_eta
 from .conic_bounds import capacity_bound, refine_points
 from .losses import as_loss
 from .paths import PATHS
@@ -569,7 +569,7 @@ class MechanismModel:
         domains = [[d for _, d in b.aux] for b in builts]
         mults = [[np.asarray(c.dual_value, dtype=float) for c in b.dual] for b in builts]
         eta = margin_eta(self.N, self.K)
-        fixed = repair(W_raw, self.constraints, self.ctx, self.objective_value, eta)
+        fixed = feasible_mixture(W_raw, self.constraints, self.ctx, self.objective_value, eta)
         if fixed.W is not None:
             W = fixed.W
             value = self.objective_value(W)

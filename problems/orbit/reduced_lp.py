@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -34,9 +35,10 @@ from ..lp import solve as solve_lp
 from ..lp.tiny import tiny_solution
 from ..solver import SolverStats
 
-__all__ = ["ReducedLP", "ReducedLPSolution", "BACKENDS", "SMALL_LP_SIZE"]
+__all__ = ["ReducedLP", "ReducedLPSolution", "REDUCED_BACKENDS", "SMALL_LP_SIZE"]
 
-BACKENDS = ("clarabel", "block", "cvxpy")
+#: The back ends a reduced LP accepts (``backend=``); not the LP back-end registry ``problems.lp.BACKENDS``.
+REDUCED_BACKENDS = ("clarabel", "block", "cvxpy")
 #: LPs with at most this many variables are solved to the tighter tolerance (see problems.lp.backends).
 SMALL_LP_SIZE = 20_000
 
@@ -135,8 +137,8 @@ class ReducedLP:
     ) -> ReducedLPSolution:
         """Solve at ε ≥ 0: ``backend`` is the program's first choice, ``solver`` (if named) overrides it."""
         eps = check_eps(eps)
-        if backend not in BACKENDS:
-            raise InvalidInputError(f"backend must be one of {BACKENDS}, got {backend!r}")
+        if backend not in REDUCED_BACKENDS:
+            raise InvalidInputError(f"backend must be one of {REDUCED_BACKENDS}, got {backend!r}")
         from ..resources import require_reduced_lp
 
         require_reduced_lp(self.K)  # before the back end allocates its factorisation
@@ -159,3 +161,17 @@ class ReducedLP:
     def sensitivity(self, sol: ReducedLPSolution) -> float:
         """dD*/dε by the envelope theorem: −e^ε Σ_p λ_p κ_p u[d_p] (one-sided where the active set changes)."""
         return -math.exp(sol.eps) * float(sol.ratio_duals @ (self.spec.kappa * sol.u[self.spec.dst]))
+
+
+def __getattr__(name: str) -> object:
+    """``BACKENDS``: the former name of :data:`REDUCED_BACKENDS` (a ``DeprecationWarning``; removed in the
+    next release), renamed because ``problems.lp.BACKENDS`` is the registry of LP back ends."""
+    if name == "BACKENDS":
+        warnings.warn(
+            "problems.orbit.reduced_lp.BACKENDS is now REDUCED_BACKENDS (the old name stops working in the "
+            "next release)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return REDUCED_BACKENDS
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
