@@ -12,30 +12,9 @@ from typing import TYPE_CHECKING
 from .._lazy import lazy_exports
 
 # Imported on first use (PEP 562): ``problems.lp.status`` (the exit codes) must not pull in the back ends.
-_LAZY: dict[str, str] = {
-    **dict.fromkeys(("BACKENDS", "BackendError", "RawSolution", "backend", "resolve_order"), ".backends"),
-    **dict.fromkeys(
-        (
-            "RELATIVE_GAP",
-            "ABSOLUTE_GAP",
-            "Bounds",
-            "certified",
-            "certify",
-            "lower_bound",
-            "repair",
-            "upper_bound",
-            "verify",
-        ),
-        ".bounds",
-    ),
-    **dict.fromkeys(("Attempt", "LPSolution", "solve"), ".chain"),
-    **dict.fromkeys(("RatioLPSpec", "dense_spec", "reduced_spec"), ".spec"),
-    **dict.fromkeys(("EXIT_CODES", "Status"), ".status"),
-}
+__getattr__, __dir__ = lazy_exports(__name__, globals())
 
-__getattr__, __dir__ = lazy_exports(__name__, globals(), _LAZY)
-
-if TYPE_CHECKING:  # the lazily loaded names, for type checkers
+if TYPE_CHECKING:  # the lazily loaded names: for type checkers, and the table lazy_exports reads
     from .backends import BACKENDS, BackendError, RawSolution, backend, resolve_order
     from .bounds import (
         ABSOLUTE_GAP,
