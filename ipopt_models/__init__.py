@@ -17,32 +17,10 @@ from typing import TYPE_CHECKING
 
 from problems._lazy import lazy_exports
 
-# Imported on first use (PEP 562), so ``python -m ipopt_models`` validates its input before CasADi loads.
-_LAZY: dict[str, str] = {
-    "CasadiUnavailableError": "._common",
-    "MultistartResult": "._common",
-    "require_casadi": "._common",
-    "BENCHMARK_CHANNELS": ".balance",
-    "BalanceCurve": ".balance",
-    "CertifiedBound": ".balance",
-    "balance_curve": ".balance",
-    "certified_c1b_upper": ".balance",
-    "exponential_array": ".balance",
-    "quantised_gaussian_array": ".balance",
-    "randomized_response_array": ".balance",
-    "bilinear_pd_i": ".bilinear_pd",
-    "bilinear_r_pd": ".bilinear_pd",
-    "JointCapacityModel": ".capacity",
-    "individual_informations": ".capacity",
-    "joint_capacity": ".capacity",
-    "theorem2_value": ".capacity",
-    "pd_mip_nlp": ".pd_mip",
-    "reproduce_section": ".reproduce",
-}
+# Imported on first use (PEP 562), so that importing the package (and the command line) stays cheap.
+__getattr__, __dir__ = lazy_exports(__name__, globals())
 
-__getattr__, __dir__ = lazy_exports(__name__, globals(), _LAZY)
-
-if TYPE_CHECKING:  # the lazily loaded names, for type checkers
+if TYPE_CHECKING:  # the lazily loaded names: for type checkers, and the table lazy_exports reads
     from ._common import CasadiUnavailableError, MultistartResult, require_casadi
     from .balance import (
         BENCHMARK_CHANNELS,

@@ -396,7 +396,7 @@ def balance_curve(
 def _theorem2_adversary_entropy(W: np.ndarray) -> float:
     """H(p*) of the Theorem 2 adversary (0 if the sibling package is unavailable: no claim made)."""
     try:
-        from problems.information.individual_capacity import individual_capacity
+        from problems.information.individual import individual_capacity
     except ImportError:  # pragma: no cover
         return 0.0
     return entropy(individual_capacity(W, tol=1e-10).adversary)

@@ -129,13 +129,13 @@ def _blahut_arimoto(B: np.ndarray, tol: float = 1e-10, max_iter: int = 100_000) 
 def theorem2_value(channel) -> tuple[float, float, str]:
     r"""Certified bracket ``(lower, upper, source)`` of :math:`C_1` by Theorem 2 of Wu, Xia & He (2020).
 
-    Uses :func:`problems.information.individual_capacity.individual_capacity` when present; otherwise a
+    Uses :func:`problems.information.individual_capacity` when present; otherwise a
     brute-force enumeration of the vertex channels :math:`\mathbb S_i` with a Blahut–Arimoto bracket
     (small channels only).
     """
     W = _as_array(channel)
     try:
-        from problems.information.individual_capacity import individual_capacity
+        from problems.information.individual import individual_capacity
     except ImportError:  # pragma: no cover - the sibling package is expected
         individual_capacity = None  # type: ignore[assignment]  # the fallback below
     if individual_capacity is not None:

@@ -16,51 +16,9 @@ __version__ = "0.1.0"
 
 # Names are imported on first use (PEP 562): ``import problems`` stays cheap, so the command line can
 # validate its input before the solvers (CVXPY, SciPy) are loaded.  ``from problems import PDI`` works as usual.
-_LAZY: dict[str, str] = {
-    "closed_forms": ".closed_forms",
-    "measures": ".measures",
-    "priors": ".priors",
-    "Certificate": ".certificate",
-    "lp_certificate": ".certificate",
-    "h": ".closed_forms",
-    "h_inv": ".closed_forms",
-    "DatabaseSpace": ".database",
-    "InfeasibleProgramError": ".errors",
-    "InvalidChannelError": ".errors",
-    "InvalidDistortionError": ".errors",
-    "InvalidInputError": ".errors",
-    "InvalidMechanismError": ".errors",
-    "InvalidPriorError": ".errors",
-    "InvalidPrivacyLevelError": ".errors",
-    "PrivacyToolkitError": ".errors",
-    "ProblemTooLargeError": ".errors",
-    "ShapeMismatchError": ".errors",
-    "SolverFailedError": ".errors",
-    "Bounds": ".lp",
-    "Status": ".lp",
-    "Mechanism": ".mechanism",
-    "exponential_mechanism": ".mechanism",
-    "identifiability_mechanism": ".mechanism",
-    "eps_tilde": ".prior_constants",
-    "eps_X": ".prior_constants",
-    "Prior": ".priors",
-    "PDDP": ".programs",
-    "PDI": ".programs",
-    "PDMIP": ".programs",
-    "RPD": ".programs",
-    "solve_pd_dp": ".programs",
-    "solve_pd_i": ".programs",
-    "solve_pd_mip": ".programs",
-    "solve_r_pd": ".programs",
-    "SolveResult": ".result",
-    "SolverStats": ".solvers.stats",
-}
+__getattr__, __dir__ = lazy_exports(__name__, globals(), modules=("closed_forms", "measures", "priors"))
 
-__getattr__, __dir__ = lazy_exports(
-    __name__, globals(), _LAZY, modules=("closed_forms", "measures", "priors")
-)
-
-if TYPE_CHECKING:  # the lazily loaded names, for type checkers
+if TYPE_CHECKING:  # the lazily loaded names: for type checkers, and the table lazy_exports reads
     from . import closed_forms, measures, priors
     from .certificate import Certificate, lp_certificate
     from .closed_forms import h, h_inv

@@ -24,6 +24,7 @@ design) build :class:`Certificate` themselves from their own Lagrangian; see the
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -147,7 +148,16 @@ def lp_certificate(
     """KKT certificate of ``min c'z s.t. Az = b, Gz <= h`` at primal ``z`` and multipliers ``nu``, ``lam``.
 
     Multiplier signs follow CVXPY: the Lagrangian is ``c'z + nu'(Az - b) + lam'(Gz - h)`` with ``lam >= 0``.
+
+    Deprecated (a ``DeprecationWarning``; removed in the next release): nothing in the toolkit uses it, the
+    LP certificates come from the rigorous bounds of :func:`problems.lp.bounds.certify`.
     """
+    warnings.warn(
+        "problems.certificate.lp_certificate is deprecated and will be removed in the next release; "
+        "LP certificates come from problems.lp.bounds.certify",
+        DeprecationWarning,
+        stacklevel=2,
+    )
     c = np.asarray(c, dtype=float)
     z = np.asarray(z, dtype=float)
     stationarity = c.copy()

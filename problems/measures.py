@@ -10,6 +10,8 @@ Ratios 0/0 are ignored; a positive entry against a zero one gives ``inf``.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from scipy.special import rel_entr
 
@@ -42,9 +44,34 @@ def ratio_level(Z: np.ndarray, space: DatabaseSpace, *, floor: float = 0.0) -> f
     return worst
 
 
-def dp_level(W, space: DatabaseSpace, *, floor: float = 0.0) -> float:
-    """Differential-privacy level of W (Wang, Ying & Zhang 2016, Definition 3, eq. (2))."""
-    return ratio_level(_matrix(W), space, floor=floor)
+def dp_level(W, space: DatabaseSpace | None = None, *, floor: float = 0.0) -> float:
+    r"""Differential-privacy level :math:`\max_{x\sim x',\,y} \ln W(y|x)/W(y|x')` in nats (0/0 ignored).
+
+    Wang, Ying & Zhang (2016), Definition 3, eq. (2); Wu, Xia & He (2020), Definition 10, eq. (7).  The
+    toolkit's one implementation, for both ways of writing a mechanism:
+
+    * ``dp_level(W, space)`` — W an ``(N, K)`` row-stochastic matrix (or a
+      :class:`~problems.mechanism.Mechanism`) whose rows are the databases of ``space`` in
+      itertools.product order; neighbours differ in one row of the database;
+    * ``dp_level(channel)`` — a :class:`~problems.information.PrivacyChannel` or its array of shape
+      ``record_sizes + (K,)`` (validated as a channel); neighbours differ in one record (one leading axis).
+
+    Entries ≤ ``floor`` count as 0; a positive entry facing a zero one gives ``inf``.
+    """
+    if space is not None:
+        return ratio_level(_matrix(W), space, floor=floor)
+    from .information.channel import as_channel
+
+    A = as_channel(W).array
+    A = np.where(A > floor, A, 0.0)
+    worst = 0.0
+    for axis in range(A.ndim - 1):  # log max − log min along each record, for every other coordinate
+        hi, lo = A.max(axis=axis), A.min(axis=axis)
+        if np.any((hi > 0) & (lo == 0)):
+            return float("inf")
+        if np.any(hi > 0):
+            worst = max(worst, float(np.max(np.log(hi[hi > 0]) - np.log(lo[hi > 0]))))
+    return worst
 
 
 def identifiability_level(W, prior: Prior, *, floor: float = 0.0) -> float:
@@ -53,11 +80,45 @@ def identifiability_level(W, prior: Prior, *, floor: float = 0.0) -> float:
 
 
 def mutual_information(W, p_x, unit: str = "nats") -> float:
-    """I(X;Y) for input pmf ``p_x`` (a :class:`Prior` or array) and channel W (Definition 4, eq. (4))."""
-    p = np.asarray(getattr(p_x, "pmf", p_x), dtype=float)
+    r"""I(X;Y) of the channel W under the input pmf ``p_x`` (Wang, Ying & Zhang 2016, Definition 4, eq. (4)).
+
+    .. math:: I(X;Y) = \sum_{x,y} p(x) W[x,y] \ln\frac{W[x,y]}{q(y)}, \qquad q = p^\top W,
+
+    with 0 ln 0 = 0, in nats unless ``unit="bits"``.  The toolkit's one implementation: the information
+    package, the model's constraint and the PD-MIP programs all call it.
+
+    Parameters
+    ----------
+    W:
+        Row-stochastic matrix (or a :class:`~problems.mechanism.Mechanism`), one row per input x.
+    p_x:
+        Input pmf (an array or a :class:`~problems.priors.Prior`), one entry per row of W.
+    unit:
+        ``"nats"`` (default) or ``"bits"``.
+
+    The order ``mutual_information(p, W)`` of the former ``problems.information.mutual_information`` is
+    recognised by the shapes (a 1-D first and a 2-D second argument) and still works, with a
+    ``DeprecationWarning``, until the next release.
+    """
     M = _matrix(W)
-    if M.shape[0] != p.size:
-        raise ShapeMismatchError(f"channel has {M.shape[0]} rows but the input pmf has {p.size} entries")
+    p = np.asarray(getattr(p_x, "pmf", p_x), dtype=float)
+    if M.ndim == 1 and p.ndim == 2:  # the deprecated order (p, W)
+        warnings.warn(
+            "mutual_information(p, W) is deprecated: the arguments are (W, p), the channel first "
+            "(the order (p, W) stops working in the next release)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        M, p = p, M
+    if M.ndim != 2:
+        raise ShapeMismatchError(
+            f"the channel W must be a 2-D matrix (inputs × outputs), got shape {M.shape}"
+        )
+    if p.ndim != 1 or M.shape[0] != p.size:
+        raise ShapeMismatchError(
+            f"channel has {M.shape[0]} rows but the input distribution has shape {p.shape}; "
+            f"it needs one entry per row, shape ({M.shape[0]},)"
+        )
     joint = p[:, None] * M
     q = joint.sum(axis=0)
     value = float(np.sum(rel_entr(joint, p[:, None] * q[None, :])))

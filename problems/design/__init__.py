@@ -6,24 +6,10 @@ from typing import TYPE_CHECKING
 
 from .._lazy import lazy_exports
 
-# Imported on first use (PEP 562), so the command line stays fast: ``from problems.design import X`` works as usual.
-_LAZY: dict[str, str] = {
-    "DISTORTIONS": ".problem",
-    "QUERIES": ".problem",
-    "DesignProblem": ".problem",
-    "VertexSet": ".problem",
-    "design_problem": ".problem",
-    "enumerate_vertices": ".problem",
-    "IPDesign": ".program",
-    "design_mechanism": ".program",
-    "ip_privacy_distortion": ".program",
-    "neighbour_vertices": ".program",
-    "recompute_c1": ".program",
-}
+# Imported on first use (PEP 562), so that importing the package (and the command line) stays cheap.
+__getattr__, __dir__ = lazy_exports(__name__, globals())
 
-__getattr__, __dir__ = lazy_exports(__name__, globals(), _LAZY)
-
-if TYPE_CHECKING:  # the lazily loaded names, for type checkers
+if TYPE_CHECKING:  # the lazily loaded names: for type checkers, and the table lazy_exports reads
     from .problem import DISTORTIONS, QUERIES, DesignProblem, VertexSet, design_problem, enumerate_vertices
     from .program import IPDesign, design_mechanism, ip_privacy_distortion, neighbour_vertices, recompute_c1
 

@@ -7,75 +7,15 @@ All quantities are in nats; convert with :func:`problems.units.to_unit`.  See ``
 
 from __future__ import annotations
 
-import sys as _sys
-import types as _types
 from typing import TYPE_CHECKING
 
-from .._lazy import lazy_exports
+from .._lazy import deprecated_module_alias, lazy_exports
 
-# Imported on first use (PEP 562), so the command line stays fast: ``from problems.information import X`` works as usual.
-_LAZY: dict[str, str] = {
-    "Calibration": ".basic_channels",
-    "DataIndependentReport": ".basic_channels",
-    "NoiseComparison": ".basic_channels",
-    "binary_entropy": ".basic_channels",
-    "calibrate_exponential": ".basic_channels",
-    "calibrate_gaussian": ".basic_channels",
-    "calibrate_randomized_response": ".basic_channels",
-    "data_independent_bound": ".basic_channels",
-    "exponential_channel": ".basic_channels",
-    "exponential_entropy": ".basic_channels",
-    "gaussian_amplitude_capacity": ".basic_channels",
-    "gaussian_capacity_bound": ".basic_channels",
-    "gaussian_noise_comparison": ".basic_channels",
-    "randomized_response_channel": ".basic_channels",
-    "CapacityResult": ".capacity",
-    "blahut_arimoto": ".capacity",
-    "blahut_arimoto_batch": ".capacity",
-    "capacity_bounds": ".capacity",
-    "capacity_conic": ".capacity",
-    "channel_capacity": ".capacity",
-    "divergences": ".capacity",
-    "mutual_information": ".capacity",
-    "PrivacyChannel": ".channel",
-    "load_channel": ".channel",
-    "validate_channel_array": ".channel",
-    "BasicCompositionReport": ".composition",
-    "ParallelCompositionExample": ".composition",
-    "basic_composition": ".composition",
-    "compose_independent": ".composition",
-    "cross_capacity": ".composition",
-    "general_composition_channel": ".composition",
-    "group_capacity": ".composition",
-    "parallel_composition_example": ".composition",
-    "ContagiousExample": ".dependent",
-    "DependentPrivacyReport": ".dependent",
-    "Theorem2Bound": ".dependent",
-    "blocks_prior": ".dependent",
-    "clamped_geometric_count_channel": ".dependent",
-    "contagious_example": ".dependent",
-    "dependent_privacy_report": ".dependent",
-    "information_privacy_ratios": ".dependent",
-    "theorem2_bound": ".dependent",
-    "IndividualCapacityResult": ".individual_capacity",
-    "adversary_distribution": ".individual_capacity",
-    "individual_capacity": ".individual_capacity",
-    "information_privacy": ".individual_capacity",
-    "DPWitness": ".max_information",
-    "MaxInformationResult": ".max_information",
-    "dp_level": ".max_information",
-    "dp_witness": ".max_information",
-    "max_information": ".max_information",
-    "max_information_independent": ".max_information",
-    "optimise_max_information_independent": ".max_information",
-    "product_prior": ".max_information",
-    "VertexSearch": ".vertex",
-    "vertex_search": ".vertex",
-}
+# Imported on first use (PEP 562), so that importing the package (and the command line) stays cheap.
+__getattr__, __dir__ = lazy_exports(__name__, globals())
 
-__getattr__, __dir__ = lazy_exports(__name__, globals(), _LAZY)
-
-if TYPE_CHECKING:  # the lazily loaded names, for type checkers
+if TYPE_CHECKING:  # the lazily loaded names: for type checkers, and the table lazy_exports reads
+    from ..measures import dp_level, mutual_information
     from .basic_channels import (
         Calibration,
         DataIndependentReport,
@@ -100,7 +40,6 @@ if TYPE_CHECKING:  # the lazily loaded names, for type checkers
         capacity_conic,
         channel_capacity,
         divergences,
-        mutual_information,
     )
     from .channel import PrivacyChannel, load_channel, validate_channel_array
     from .composition import (
@@ -124,16 +63,15 @@ if TYPE_CHECKING:  # the lazily loaded names, for type checkers
         information_privacy_ratios,
         theorem2_bound,
     )
-    from .individual_capacity import (
+    from .individual import (
         IndividualCapacityResult,
         adversary_distribution,
         individual_capacity,
         information_privacy,
     )
-    from .max_information import (
+    from .max_information_privacy import (
         DPWitness,
         MaxInformationResult,
-        dp_level,
         dp_witness,
         max_information,
         max_information_independent,
@@ -210,13 +148,6 @@ __all__ = [
 ]
 
 
-class _Package(_types.ModuleType):
-    """Keeps the functions ``individual_capacity`` and ``max_information`` (not their submodules) as attributes."""
-
-    def __setattr__(self, name: str, value: object) -> None:
-        if isinstance(value, _types.ModuleType) and _LAZY.get(name) == "." + name:
-            return  # the import system binding a submodule over the function of the same name
-        super().__setattr__(name, value)
-
-
-_sys.modules[__name__].__class__ = _Package
+# The submodules renamed so that no module shares its name with a function it exports.
+deprecated_module_alias(__name__, "individual_capacity", "individual")
+deprecated_module_alias(__name__, "max_information", "max_information_privacy")

@@ -32,6 +32,7 @@ import numpy as np
 
 from ..certificate import Certificate
 from ..errors import InvalidChannelError, InvalidInputError, SolverFailedError
+from ..measures import mutual_information  # noqa: F401  (the former home of the name)
 from ..solvers.conic import solve_with_fallback
 from ..solvers.stats import SolverStats
 from ..units import check_unit, to_unit
@@ -39,7 +40,6 @@ from .bracket import BracketStatus
 
 __all__ = [
     "CapacityResult",
-    "mutual_information",
     "divergences",
     "capacity_bounds",
     "blahut_arimoto",
@@ -94,14 +94,6 @@ def divergences(W: np.ndarray, q: np.ndarray) -> np.ndarray:
         logq = np.log(q)
         cross = np.where(W > 0, W * logq[..., None, :], 0.0).sum(axis=-1)
     return _wlogw(W) - cross
-
-
-def mutual_information(p: np.ndarray, W: np.ndarray) -> float:
-    r""":math:`I(p,W)=\sum_a p_a D(W_a\|pW)` in nats (Cover & Thomas eq. 2.28)."""
-    w = _as_matrix(W)
-    pv = _check_pmf(p, w.shape[0])
-    d = divergences(w, pv @ w)
-    return float(np.sum(np.where(pv > 0, pv * d, 0.0)))
 
 
 def capacity_bounds(p: np.ndarray, W: np.ndarray) -> tuple[float, float]:

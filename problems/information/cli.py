@@ -82,7 +82,7 @@ def _cmd_capacity(args: argparse.Namespace) -> int:
     unit = resolve_unit(args)
     try:
         ch = load_channel(args.channel)  # validated before the solvers are imported
-        from .individual_capacity import individual_capacity
+        from .individual import individual_capacity
 
         res = individual_capacity(ch, tol=args.tol, prune=not args.no_prune)
     except PrivacyToolkitError as exc:

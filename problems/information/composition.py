@@ -27,7 +27,7 @@ from ..errors import InvalidInputError, ShapeMismatchError
 from .basic_channels import binary_entropy
 from .capacity import DEFAULT_GAP, blahut_arimoto_batch
 from .channel import PrivacyChannel, as_channel
-from .individual_capacity import IndividualCapacityResult, _assemble, individual_capacity
+from .individual import IndividualCapacityResult, _assemble, individual_capacity
 from .vertex import DEFAULT_MAX_VERTICES, vertex_search
 
 __all__ = [

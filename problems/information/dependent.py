@@ -193,7 +193,7 @@ def contagious_example(eps: float, p_infected: float, n: int = 2) -> ContagiousE
     The ratio (9) at :math:`x_1=` infected, :math:`r=n` equals
     :math:`\frac{P(n|n)}{p\,P(n|n)+(1-p)P(n|0)}\to\alpha^{-n}=e^{n\epsilon}` as :math:`p\to0`.
     """
-    from .max_information import dp_level
+    from ..measures import dp_level
 
     e = _check_eps(eps)
     if not (0 < p_infected < 1):

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..export import atomic_write_text
+from ..measures import dp_level
 from ..plotting import new_figure, save_figure
 from ..report import Section, _cell
 from .basic_channels import (
@@ -35,8 +36,8 @@ from .basic_channels import (
 from .capacity import blahut_arimoto, capacity_conic
 from .composition import basic_composition, cross_capacity, group_capacity, parallel_composition_example
 from .dependent import contagious_example
-from .individual_capacity import individual_capacity
-from .max_information import dp_level, max_information_independent
+from .individual import individual_capacity
+from .max_information_privacy import max_information_independent
 
 __all__ = ["reproduce_section", "calibration_figure", "calibration_data"]
 

@@ -19,26 +19,6 @@ from typing import TYPE_CHECKING
 from .._lazy import lazy_exports
 
 # Imported on first use (PEP 562): ``problems.lp.status`` (the exit codes) must not pull in the back ends.
-_LAZY: dict[str, str] = {
-    **dict.fromkeys(
-        (
-            "RELATIVE_GAP",
-            "ABSOLUTE_GAP",
-            "Bounds",
-            "certified",
-            "certify",
-            "lower_bound",
-            "repair",
-            "upper_bound",
-            "verify",
-        ),
-        ".bounds",
-    ),
-    "LPSolution": ".solution",
-    **dict.fromkeys(("RatioLPSpec", "dense_spec", "reduced_spec"), ".spec"),
-    **dict.fromkeys(("EXIT_CODES", "Status", "decide_status"), ".status"),
-}
-
 #: Names that moved to :mod:`problems.solvers` (deprecated here; typed below like the lazy names).
 _MOVED: dict[str, str] = {
     **dict.fromkeys(
@@ -48,7 +28,7 @@ _MOVED: dict[str, str] = {
     "Attempt": "..solvers.attempts",
 }
 
-_lazy_getattr, __dir__ = lazy_exports(__name__, globals(), _LAZY)
+_lazy_getattr, __dir__ = lazy_exports(__name__, globals())
 
 
 def __getattr__(name: str) -> object:
@@ -67,7 +47,7 @@ def __getattr__(name: str) -> object:
     return value
 
 
-if TYPE_CHECKING:  # the lazily loaded names, for type checkers
+if TYPE_CHECKING:  # the lazily loaded names: for type checkers, and the table lazy_exports reads
     # the deprecated names, still typed (``X as X`` marks them re-exported)
     from ..solvers.attempts import Attempt as Attempt
     from ..solvers.backends import BACKENDS as BACKENDS

@@ -10,22 +10,10 @@ from typing import TYPE_CHECKING
 
 from .._lazy import lazy_exports
 
-# Loaded on first use, so that ``python -m problems model --help`` and the other subcommands do not import
-# CVXPY just to build their parsers.
-_LAZY: dict[str, str] = {
-    "losses": ".losses",
-    "privacy": ".privacy",
-    "export_model": ".export",
-    "is_feasible": ".export",
-    "MechanismModel": ".model",
-    "ModelResult": ".model",
-    "UnboundedSpace": ".neighbours",
-    "resolve_pairs": ".neighbours",
-}
+# Imported on first use (PEP 562), so that importing the package (and the command line) stays cheap.
+__getattr__, __dir__ = lazy_exports(__name__, globals(), modules=("losses", "privacy"))
 
-__getattr__, __dir__ = lazy_exports(__name__, globals(), _LAZY, modules=("losses", "privacy"))
-
-if TYPE_CHECKING:  # the lazily loaded names, for type checkers
+if TYPE_CHECKING:  # the lazily loaded names: for type checkers, and the table lazy_exports reads
     from . import losses, privacy
     from .export import export_model, is_feasible
     from .model import MechanismModel, ModelResult

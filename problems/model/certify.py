@@ -33,6 +33,7 @@ margin rather than term by term with directed rounding — the same standard as 
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -41,7 +42,7 @@ import numpy as np
 from ..solvers.settings import UNIT_ROUNDOFF as _U
 from .privacy import ModelContext, PrivacyConstraint
 
-__all__ = ["margin_eta", "repair", "lagrangian_bound", "Repair"]
+__all__ = ["margin_eta", "feasible_mixture", "repair", "lagrangian_bound", "Repair"]
 
 
 def margin_eta(N: int, K: int) -> float:
@@ -69,10 +70,14 @@ def _all_hold(W, cons, ctx, eta) -> bool:
     return all(c.holds(W, ctx, eta) for c in cons)
 
 
-def repair(
+def feasible_mixture(
     W: np.ndarray | None, cons: list[PrivacyConstraint], ctx: ModelContext, objective, eta: float
 ) -> Repair:
-    """The best (lowest ``objective``) exactly feasible mixture of W with a reference mechanism."""
+    """The best (lowest ``objective``) exactly feasible mixture of W with a reference mechanism.
+
+    Formerly ``repair``, a name that :func:`problems.lp.bounds.repair` (the exact repair of an LP point)
+    also has; ``repair`` still works until the next release, with a ``DeprecationWarning``.
+    """
     N, K = ctx.N, ctx.K
     W0 = _normalise(W) if W is not None else np.full((N, K), 1.0 / K)
     candidates: list[Repair] = []
@@ -227,3 +232,16 @@ def blahut_points(
         if k % every == 0:
             out.append(Wk)
     return out
+
+
+def repair(
+    W: np.ndarray | None, cons: list[PrivacyConstraint], ctx: ModelContext, objective, eta: float
+) -> Repair:
+    """Deprecated name of :func:`feasible_mixture` (removed in the next release)."""
+    warnings.warn(
+        "problems.model.certify.repair is now feasible_mixture (the old name stops working in the next "
+        "release)",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return feasible_mixture(W, cons, ctx, objective, eta)

@@ -17,38 +17,9 @@ from typing import TYPE_CHECKING
 from .._lazy import lazy_exports
 
 # Imported on first use (PEP 562): the command line reaches the dispatcher without loading the solvers.
-_LAZY: dict[str, str] = {
-    "PATHS": ".dispatch",
-    "make_program": ".dispatch",
-    "resolve_path": ".dispatch",
-    "lift_duals": ".lift_dual",
-    "lifted_certificate": ".lift_dual",
-    "ProductChannel": ".pd_mip_iid",
-    "ReducedPDMIP": ".pd_mip_iid",
-    "iid_row_pmf": ".pd_mip_iid",
-    "product_channel": ".pd_mip_iid",
-    "LIFT_LIMIT": ".programs",
-    "ReducedPDDP": ".programs",
-    "ReducedPDI": ".programs",
-    "ReducedRPD": ".programs",
-    "lift_mechanism": ".lift",
-    "sample": ".lift",
-    "ReducedLP": ".reduced_lp",
-    "ReducedLPSolution": ".reduced_lp",  # deprecated: problems.lp.LPSolution
-    "SymmetricPrior": ".symmetric_prior",
-    "as_symmetric": ".symmetric_prior",
-    "parse_symmetric_prior": ".symmetric_prior",
-    "symmetric_contagious": ".symmetric_prior",
-    "symmetric_iid": ".symmetric_prior",
-    "symmetric_mixture": ".symmetric_prior",
-    "symmetric_uniform": ".symmetric_prior",
-    "JointTypes": ".types",
-    "compositions": ".types",
-}
+__getattr__, __dir__ = lazy_exports(__name__, globals())
 
-__getattr__, __dir__ = lazy_exports(__name__, globals(), _LAZY)
-
-if TYPE_CHECKING:  # the lazily loaded names, for type checkers
+if TYPE_CHECKING:  # the lazily loaded names: for type checkers, and the table lazy_exports reads
     from .dispatch import PATHS, make_program, resolve_path
     from .lift import lift_mechanism, sample
     from .lift_dual import lift_duals, lifted_certificate

@@ -63,7 +63,7 @@ from ..solvers.settings import (
     SMALL_LP_SIZE,
 )
 from .lift import _lift_matrix, _log_distance_counts, _type_channel, lift_mechanism, sample  # noqa: F401
-from .reduced_lp import BACKENDS, ReducedLP
+from .reduced_lp import REDUCED_BACKENDS, ReducedLP
 from .symmetric_prior import SymmetricPrior, as_symmetric
 from .types import JointTypes
 
@@ -113,8 +113,8 @@ class _Base:
     program = ""
 
     def __init__(self, n: int, m: int, backend: str, solver: str | None, lift_limit: int) -> None:
-        if backend != "auto" and backend not in BACKENDS:
-            raise InvalidInputError(f"backend must be 'auto' or one of {BACKENDS}, got {backend!r}")
+        if backend != "auto" and backend not in REDUCED_BACKENDS:
+            raise InvalidInputError(f"backend must be 'auto' or one of {REDUCED_BACKENDS}, got {backend!r}")
         self.n, self.m = n, m
         self.space = DatabaseSpace(n, m)
         self.backend, self.solver, self.lift_limit = backend, solver, lift_limit

@@ -34,13 +34,22 @@ from ..lp.tiny import tiny_solution
 from ..solvers.chain import solve as solve_lp
 from ..solvers.settings import SMALL_LP_SIZE
 
-__all__ = ["ReducedLP", "BACKENDS", "SMALL_LP_SIZE"]
+__all__ = ["ReducedLP", "REDUCED_BACKENDS", "SMALL_LP_SIZE"]
 
-BACKENDS = ("clarabel", "block", "cvxpy")
+#: The back ends a reduced LP accepts (``backend=``); not the LP back-end registry ``problems.solvers.BACKENDS``.
+REDUCED_BACKENDS = ("clarabel", "block", "cvxpy")
 
 
-#: ``ReducedLPSolution``: the old name of :class:`~problems.lp.solution.LPSolution` (deprecated; its u, eq_duals, ratio_duals and nonneg_duals remain).
-__getattr__ = deprecated_aliases(__name__, {"ReducedLPSolution": (LPSolution, "problems.lp.LPSolution")})
+#: Old names kept for one release (each access warns): ``ReducedLPSolution`` is
+#: :class:`~problems.lp.solution.LPSolution` (its u, eq_duals, ratio_duals and nonneg_duals remain), and
+#: ``BACKENDS`` is :data:`REDUCED_BACKENDS` (renamed: ``problems.solvers.BACKENDS`` is the registry of LP back ends).
+__getattr__ = deprecated_aliases(
+    __name__,
+    {
+        "ReducedLPSolution": (LPSolution, "problems.lp.LPSolution"),
+        "BACKENDS": (REDUCED_BACKENDS, "problems.orbit.reduced_lp.REDUCED_BACKENDS"),
+    },
+)
 
 
 def _groups(A: sp.spmatrix, K: int) -> np.ndarray:
@@ -121,8 +130,8 @@ class ReducedLP:
     ) -> LPSolution:
         """Solve at ε ≥ 0: ``backend`` is the program's first choice, ``solver`` (if named) overrides it."""
         eps = check_eps(eps)
-        if backend not in BACKENDS:
-            raise InvalidInputError(f"backend must be one of {BACKENDS}, got {backend!r}")
+        if backend not in REDUCED_BACKENDS:
+            raise InvalidInputError(f"backend must be one of {REDUCED_BACKENDS}, got {backend!r}")
         from ..resources import require_reduced_lp
 
         require_reduced_lp(self.K)  # before the back end allocates its factorisation

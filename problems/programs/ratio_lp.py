@@ -28,6 +28,7 @@ tolerance of the status rule, no LP is solved (:mod:`problems.lp.tiny`).
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import replace
 
 import numpy as np
@@ -89,17 +90,27 @@ class RatioLP:
         eps: float,
         *,
         solver: str | None = None,
-        method: str = "auto",
+        method: str | None = None,
         time_limit: float | None = None,
         known_lower: float = 0.0,
     ) -> LPSolution:
         """Solve at privacy level ε through the chain of back ends.
 
         ``solver`` names the back end tried first (``clarabel``, ``highs``, ``scs``, ``cvxpy``,
-        ``structured``); ``method`` is kept for compatibility: ``"structured"`` = ``solver="structured"``,
-        ``"cvxpy"`` = ``solver="cvxpy"``, ``"auto"`` = the default chain (structured first from N = 128).
+        ``structured``).  ``method`` is deprecated (a ``DeprecationWarning``; removed in the next release):
+        ``"structured"`` = ``solver="structured"``, ``"cvxpy"`` = ``solver="cvxpy"``, ``"auto"`` = the default
+        chain (structured first from N = 128).
         """
         eps = check_eps(eps)
+        if method is not None:
+            warnings.warn(
+                "RatioLP.solve(method=...) is deprecated: name the back end with solver= "
+                "(method= stops working in the next release)",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+        else:
+            method = "auto"
         if method not in ("auto", "cvxpy", "structured"):
             raise InvalidInputError(f"method must be 'auto', 'cvxpy' or 'structured', got {method!r}")
         if solver is None and method != "auto":

@@ -235,7 +235,7 @@ def _design(point: Point) -> dict:
 
 def _c1_dp(point: Point) -> dict:
     """C₁ (nats, Theorem 2 of Wu (2019b)) of the optimal ε-DP mechanism of PD-DP at ``point.eps``."""
-    from ..information.individual_capacity import individual_capacity
+    from ..information.individual import individual_capacity
 
     t0 = time.perf_counter()
     _, res = _solve_program(Point("pd-dp", point.n, point.m, point.prior, eps=point.eps, path="dense"))

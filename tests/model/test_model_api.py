@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
+import sys
+from pathlib import Path
 
 import cvxpy as cp
 import numpy as np
@@ -13,6 +16,9 @@ from problems import DatabaseSpace
 from problems.cli import main
 from problems.errors import InvalidInputError, InvalidPriorError, InvalidPrivacyLevelError, ShapeMismatchError
 from problems.model import MechanismModel, UnboundedSpace, export_model, is_feasible, losses, privacy
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from reference.model_feasibility import all_pairs, hamming_pairs, violations  # noqa: E402
 
 
 def _simple() -> MechanismModel:
@@ -236,4 +242,20 @@ def test_every_kind_round_trips_through_json():
     assert res.path == "cvxpy-conic" and res.bounds.lower <= res.value <= res.bounds.upper
     rep = is_feasible(res.matrix, json.loads(model.to_json()))
     assert rep.feasible and len(rep.violations) == 2 + 8
-    assert rep.violations == pytest.approx(res.violations, abs=1e-12)
+    assert rep.violations == pytest.approx(res.violations, abs=1e-12)  # the export round trip
+    # the mechanism is feasible by an independent check written from the definitions
+    rows = list(itertools.product(range(2), repeat=2))
+    L = np.array([[sum(a != b for a, b in zip(x, y)) for y in rows] for x in rows], dtype=float)
+    H = hamming_pairs(2, 2)
+    specs = [
+        ("dp", 2.0, H),
+        ("dp", 3.0, all_pairs(4)),
+        ("metric", 2.5, D),
+        ("identifiability", 2.0, H),
+        ("approx", 1.0, 0.1, H),
+        ("mi", 0.5),
+        ("c1", 0.4, 2, 2),
+        ("loss", 1.5),
+    ]
+    found = violations(res.matrix, p, L, specs)
+    assert max(found.values()) <= 1e-9, found

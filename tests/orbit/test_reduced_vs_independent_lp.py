@@ -1,10 +1,9 @@
 """Reduced PD-DP / PD-I against an independent dense LP (SciPy HiGHS, built here with explicit loops).
 
-Review of ``test_reduced_vs_dense.py``: that file compares the reduced programs with the library's dense ones
-within ``max(1e-8, 100 * a.certificate.max_residual)``, a tolerance that widens with the reference's own error.
-Here the reference is a second LP solver on a formulation written from the paper (002, (8)–(15)) and the
-tolerance is fixed: relative 1e-6 (the project's certification rule); the certified enclosure
-``res.bounds`` must contain the reference up to HiGHS's own accuracy (1e-9).
+``test_reduced_vs_dense.py`` compares the reduced programs with the library's dense ones; here the reference
+is a second LP solver on a formulation written from the paper (002, (8)–(15)) and the tolerance is fixed:
+relative 1e-6 (the project's certification rule); the certified enclosure ``res.bounds`` must contain the
+reference up to HiGHS's own accuracy (1e-9).
 """
 
 from __future__ import annotations

@@ -23,10 +23,10 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import minimize
 
+from ..measures import dp_level  # noqa: F401  (the one DP level, also for channels)
 from .channel import PrivacyChannel, as_channel, joint_prior
 
 __all__ = [
-    "dp_level",
     "DPWitness",
     "dp_witness",
     "max_information",
@@ -79,11 +79,6 @@ def dp_witness(channel: PrivacyChannel | np.ndarray) -> DPWitness:
             best = (float(r[j]), i, tuple(map(int, x)), tuple(map(int, xp)), y)
     eps = max(best[0], 0.0)
     return DPWitness(eps, best[1], best[2], best[3], best[4])
-
-
-def dp_level(channel: PrivacyChannel | np.ndarray) -> float:
-    r""":math:`\epsilon_{DP}=\max_{x\sim x',y}\log p(y|x)/p(y|x')` in nats (Wu, Xia & He 2020 Definition 10)."""
-    return dp_witness(channel).eps
 
 
 def max_information(channel: PrivacyChannel | np.ndarray, prior: np.ndarray) -> np.ndarray:
