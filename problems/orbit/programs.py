@@ -49,7 +49,7 @@ from ..lp import Bounds, Status
 from ..lp.backends import SCALE_MIN_EPS, check_solver
 from ..lp.tiny import in_tiny_regime
 from ..mechanism import Mechanism
-from ..prior_constants import exp_at_least, near_eps_X, round_up_eps_X
+from ..prior_constants import eps_X_symmetric, exp_at_least, near_eps_X, round_up_eps_X
 from ..priors import Prior
 from ..programs.theorem import SMALL_EPS_THEOREM, constant_lower, small_eps
 from ..result import SolveResult
@@ -633,38 +633,6 @@ def choose_backend(reduction: str, m: int, variables: int) -> str:
     return "clarabel"
 
 
-def _eps_X(prior: SymmetricPrior) -> float:
-    """ε_X (Wang, Ying & Zhang 2016, (16)) of a symmetric prior, over moves t → t − e_a + e_a' of x-types.
-
-    Uniform and i.i.d. priors use the closed form ln(π_max/π_min) (:func:`problems.prior_constants.eps_X_iid`,
-    any n and m); a mixture enumerates its C(n+m−1, m−1) x-types, refused by the memory guard when they would
-    not fit.
-    """
-    from ..prior_constants import BYTES_PER_TYPE_ENTRY, eps_X_iid
-    from ..resources import BASE_MEMORY, as_bytes, format_count, require_memory
-    from .types import compositions
-
-    if not prior.has_full_support:
-        return math.inf
-    if prior.kind in ("uniform", "iid"):
-        return eps_X_iid(prior.row_pmfs[0])
-    count = math.comb(prior.n + prior.m - 1, prior.m - 1)
-    require_memory(
-        BASE_MEMORY + as_bytes(count, prior.m, BYTES_PER_TYPE_ENTRY + 24 * len(prior.row_pmfs)),
-        f"ε_X of the exchangeable prior {prior.name!r} over {format_count(count)} x-types "
-        f"(n = {prior.n}, m = {prior.m}, {len(prior.row_pmfs)} i.i.d. components)",
-        "Use a smaller n or m, or a uniform or iid prior (closed forms at any n).",
-    )
-    types = compositions(prior.n, prior.m)
-    lm = prior.log_mass(types)
-    best = 0.0
-    for a in range(prior.m):
-        for a2 in range(prior.m):
-            if a2 == a:
-                continue
-            sel = types[:, a] >= 1
-            new = types[sel].copy()
-            new[:, a] -= 1
-            new[:, a2] += 1
-            best = max(best, float(np.max(np.abs(prior.log_mass(new) - lm[sel]), initial=0.0)))
-    return best
+#: ε_X over the moves between x-types; defined with the other prior constants
+#: (:func:`problems.prior_constants.eps_X_symmetric`).
+_eps_X = eps_X_symmetric
