@@ -123,8 +123,21 @@ def is_symmetric_spec(spec: str) -> bool:
     return isinstance(spec, str) and spec_kind(spec) in SYMMETRIC_SPECS
 
 
-def parse_prior_spec(spec: str) -> PriorSpec:
-    """Read a prior spec (see the module docstring); bad input names the spec and the valid forms."""
+def parse_prior_spec(spec: str, *, symmetric: bool = False) -> PriorSpec:
+    """Read a prior spec (see the module docstring); bad input names the spec and the valid forms.
+
+    With ``symmetric=True`` only the row-permutation-invariant kinds (:data:`SYMMETRIC_SPECS`) are accepted:
+    the spec of a :class:`~problems.orbit.symmetric_prior.SymmetricPrior`.
+    """
+    if symmetric:
+        if not isinstance(spec, str):
+            raise InvalidInputError(f"a prior spec is a string such as 'iid:0.3,0.7', got {spec!r}")
+        kind, _, rest = spec.partition(":")
+        if kind.strip().lower() not in SYMMETRIC_SPECS or (kind.strip().lower() == "uniform" and rest):
+            raise InvalidInputError(
+                f"unknown symmetric prior spec {spec!r}; use uniform, iid:P0,P1,…, contagious:W[:P0,…] or "
+                "mixture:W0,W1/P00,P01,…/P10,P11,…"
+            )
     if not isinstance(spec, str) or not spec.strip():
         raise InvalidInputError(f"the prior spec is empty; {DENSE_GRAMMAR}")
     kind, _, rest = spec.partition(":")

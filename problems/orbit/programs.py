@@ -53,6 +53,7 @@ from ..prior_constants import eps_X_symmetric, exp_at_least, near_eps_X, round_u
 from ..priors import Prior
 from ..programs.theorem import SMALL_EPS_THEOREM, constant_lower, small_eps
 from ..result import SolveResult
+from ..solve_choice import METHODS, check_method, method_from_path
 from .lift import _lift_matrix, _log_distance_counts, _type_channel, lift_mechanism, sample  # noqa: F401
 from .reduced_lp import BACKENDS, SMALL_LP_SIZE, ReducedLP, ReducedLPSolution
 from .symmetric_prior import SymmetricPrior, as_symmetric
@@ -374,18 +375,23 @@ class _PriorProgram(_Base):
             d["x_type_probability"] = np.exp(self.log_px_type)
         return d
 
-    def solve(self, eps: float, *, solver: str | None = None, path: str = "auto") -> SolveResult:
+    def solve(
+        self, eps: float, *, solver: str | None = None, method: str = "auto", path: str | None = None
+    ) -> SolveResult:
+        """The reduced program at ε; ``method`` and ``solver``: :mod:`problems.dispatch` (``path``: deprecated)."""
         from ..closed_forms import check_eps
 
+        if path is not None:  # the deprecated name of method=
+            method = method_from_path(method, path)
         eps = check_eps(eps)
-        if path not in ("auto", "lp", "theorem"):
-            raise InvalidInputError(f"path must be 'auto', 'lp' or 'theorem', got {path!r}")
+        if method not in METHODS:
+            check_method(method)  # bad input naming the valid methods
         tiny = in_tiny_regime(self.lp.spec, eps)  # large ε: the LP answers without solving (lp.tiny)
-        if self.reduction == "distance" and (path != "lp" or eps == 0.0) and not tiny:
+        if self.reduction == "distance" and (method != "lp" or eps == 0.0) and not tiny:
             return self._distance_theorem(eps)
         if eps == 0.0 or (small_eps(eps, self.n) and getattr(self, "eps_X", 0.0) == 0.0):
             return self._constant_theorem(eps)  # no interior (or nε ≤ 1e-7): the best constant mechanism
-        if path == "theorem" and self.program == "pd-dp":
+        if method == "theorem" and self.program == "pd-dp":
             raise InvalidInputError(
                 "no theorem of Wang, Ying & Zhang (2016) gives PD-DP in closed form for a non-uniform prior"
             )
@@ -535,7 +541,12 @@ class ReducedPDI(_PriorProgram):
         )
         return res
 
-    def solve(self, eps: float, *, solver: str | None = None, path: str = "auto") -> SolveResult:
+    def solve(
+        self, eps: float, *, solver: str | None = None, method: str = "auto", path: str | None = None
+    ) -> SolveResult:
+        """PD-I at ε (infeasible below ε_X); ``method`` and ``solver``: :mod:`problems.dispatch`."""
+        if path is not None:  # the deprecated name of method=
+            method = method_from_path(method, path)
         e = float(eps)
         if math.isinf(self.eps_X):
             raise InfeasibleProgramError(
@@ -555,13 +566,13 @@ class ReducedPDI(_PriorProgram):
                 "all neighbours, which this prior violates (Wang, Ying & Zhang 2016, Lemma 3"
                 + ("; decided exactly)" if near_eps_X(e, self.eps_X) and exact is not None else ")"),
             )
-        if path not in ("auto", "lp", "theorem"):
-            raise InvalidInputError(f"path must be 'auto', 'lp' or 'theorem', got {path!r}")
-        if path != "lp" and not (e >= self.eps_X and in_tiny_regime(self.lp.spec, e)):
+        if method not in METHODS:
+            check_method(method)  # bad input naming the valid methods
+        if method != "lp" and not (e >= self.eps_X and in_tiny_regime(self.lp.spec, e)):
             res = self._theorem(e)
             if res is not None:
                 return res
-            if path == "theorem":
+            if method == "theorem":
                 raise InvalidInputError(
                     "the reduced theorem path of PD-I needs an i.i.d. prior and ε ≥ ε̃_X (Wang, Ying & Zhang 2016, Lemma 4)"
                 )
@@ -572,7 +583,7 @@ class ReducedPDI(_PriorProgram):
             sol = self.lp.solve(max(e, 0.0), backend="clarabel", solver=solver or self.solver)
             res = self._result(sol, self.reduction, self._extras())
         else:
-            res = super().solve(max(e, 0.0), solver=solver, path=path)
+            res = super().solve(max(e, 0.0), solver=solver, method=method)
         return self._boundary(res, e) if near_eps_X(e, self.eps_X) else res
 
 
@@ -599,11 +610,18 @@ class ReducedRPD(_Base):
         if self.backend == "auto":
             self.backend = choose_backend("distance", space.m, self.lp.K)
 
-    def solve(self, eps: float, *, solver: str | None = None, path: str = "auto") -> SolveResult:
+    def solve(
+        self, eps: float, *, solver: str | None = None, method: str = "auto", path: str | None = None
+    ) -> SolveResult:
+        """R-PD at ε; ``method`` and ``solver``: :mod:`problems.dispatch` (``path``: deprecated)."""
         from ..closed_forms import check_eps
 
+        if path is not None:  # the deprecated name of method=
+            method = method_from_path(method, path)
         eps = check_eps(eps)
-        if (path != "lp" or eps == 0.0) and not in_tiny_regime(self.lp.spec, eps):
+        if method not in METHODS:
+            check_method(method)  # bad input naming the valid methods
+        if (method != "lp" or eps == 0.0) and not in_tiny_regime(self.lp.spec, eps):
             res = self._distance_theorem(eps)
         else:
             sol = self.lp.solve(eps, backend=self.backend, solver=solver or self.solver)

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..database import DatabaseSpace
 from ..errors import InvalidInputError, InvalidPriorError
-from ..prior_spec import PriorSpec, is_symmetric_spec, parse_prior_spec
+from ..prior_spec import PriorSpec, parse_prior_spec
 from ..priors import Prior, exchangeable_mixture, iid, uniform, validate_pmf
 
 __all__ = [
@@ -218,12 +218,7 @@ def parse_symmetric_prior(spec: str, n: int, m: int) -> SymmetricPrior:
     The grammar of :mod:`problems.prior_spec` (the same as :func:`problems.priors.parse_prior`) for the
     symmetric kinds, but never builds the pmf, so it works at any n.
     """
-    if not isinstance(spec, str):
-        raise InvalidInputError(f"a prior spec is a string such as 'iid:0.3,0.7', got {spec!r}")
-    kind, _, rest = spec.partition(":")
-    if not is_symmetric_spec(spec) or (kind.strip().lower() == "uniform" and rest):
-        return symmetric_from_spec(PriorSpec("unknown", spec), n, m)  # names the valid specs
-    return symmetric_from_spec(parse_prior_spec(spec), n, m)
+    return symmetric_from_spec(parse_prior_spec(spec, symmetric=True), n, m)
 
 
 def iid_row_pmf(prior: Prior | SymmetricPrior) -> np.ndarray | None:
