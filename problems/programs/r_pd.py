@@ -8,7 +8,7 @@ Relaxing PD-I's marginal constraint (11) to total mass one (23) gives, in the jo
     \ \text{s.t.}\ q(x,y) \le e^{\epsilon} q(x',y)\ (x \sim x'),\ \textstyle\sum_{x,y} q(x,y) = 1,
 
 whose optimum is :math:`h(\epsilon) = n/(1+e^\epsilon/(m-1))` (Lemma 1).  By default the theorem path returns
-it with the kernel joint e^{−εd}/(N(1+(m−1)e^{−ε})ⁿ), verified; ``path="lp"`` solves the LP.  R-PD does not
+it with the kernel joint e^{−εd}/(N(1+(m−1)e^{−ε})ⁿ), verified; ``method="lp"`` solves the LP.  R-PD does not
 involve the prior; the optimal joint induces its own input marginal, reported as ``extras["p_x"]``, and the
 mechanism :math:`p_{Y|X} = q/p_X` is with respect to it.
 """
