@@ -157,7 +157,7 @@ REGISTRY: dict[str, ProgramEntry] = {
         "pd-mip", _pd_mip, _reduced_pd_mip, level="distortion", theorem=False, reduced_needs_iid=True
     ),
 }
-PROGRAMS = ("pd-dp", "pd-i", "r-pd", "pd-mip")
+PROGRAMS = tuple(REGISTRY)
 #: Programs with a reduced form (PD-MIP: for i.i.d. priors only).
 REDUCIBLE = tuple(name for name, entry in REGISTRY.items() if entry.reduced is not None)
 
