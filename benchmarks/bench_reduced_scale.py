@@ -11,7 +11,7 @@ toolkit only; ``--m3`` adds m = 3, n = 16, i.i.d. (0.2, 0.3, 0.5), PD-DP at ε =
 Every point runs in a fresh subprocess per side, so the peak resident set size (``ru_maxrss`` of the child) is
 that side's own:
 
-* toolkit — ``ReducedPDDP/ReducedPDI(prior).solve(eps, path="lp")``: wall seconds of the ``solve`` call (back
+* toolkit — ``ReducedPDDP/ReducedPDI(prior).solve(eps, method="lp")``: wall seconds of the ``solve`` call (back
   ends, exact repair, bounds and result; the LP's build is reported apart, as on the HiGHS side), status, the
   certified bounds and the solver used;
 * HiGHS — the *same* reduced LP, ``prog.lp.spec`` (:class:`problems.lp.spec.RatioLPSpec`): minimise c·z subject
@@ -66,7 +66,7 @@ def child_toolkit(point: dict) -> dict:
     prog, eps = _program(point)
     build = time.perf_counter() - t0
     t1 = time.perf_counter()
-    res = prog.solve(eps, path="lp")
+    res = prog.solve(eps, method="lp")
     solve = time.perf_counter() - t1
     return {
         "eps": eps,

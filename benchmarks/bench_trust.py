@@ -87,7 +87,7 @@ def corner() -> list[dict]:
                     if cls is PDI and eps < prog.eps_X:
                         continue
                     t0 = time.perf_counter()
-                    res = prog.solve(eps, path="lp")
+                    res = prog.solve(eps, method="lp")
                     rows.append(
                         _row(
                             f"dense {prog.program} n={n} m={m} {name} ε={eps:g}",
@@ -100,7 +100,7 @@ def corner() -> list[dict]:
             prog = cls(symmetric_iid(6, row))
             for eps in (20.0, 30.0, 40.0, 50.0):
                 t0 = time.perf_counter()
-                res = prog.solve(eps, path="lp")
+                res = prog.solve(eps, method="lp")
                 rows.append(
                     _row(f"reduced {res.program} n=6 m={m} iid ε={eps:g}", res, time.perf_counter() - t0)
                 )

@@ -5,7 +5,7 @@
 # tests/test_examples.py checks that these lines are the README's and runs each of them.
 set -e
 python -m problems solve pd-i --n 3 --m 2 --prior iid:0.3,0.7 --eps 1.5 --json --export W.csv
-python -m problems solve pd-dp --n 3 --m 2 --prior iid:0.3,0.7 --eps 30 --path lp --solver highs   # exit 0
+python -m problems solve pd-dp --n 3 --m 2 --prior iid:0.3,0.7 --eps 30 --method lp --solver highs   # exit 0
 python -m problems solve pd-i --n 12 --m 3 --prior iid:0.2,0.3,0.5 --eps 2    # Lemma 4: well under a second
 python -m problems solve pd-dp --n 200 --m 2 --prior uniform --eps 1      # orbit-reduced automatically
 python -m problems constants --n 4 --m 2 --prior contagious:0.2 --json

@@ -18,7 +18,7 @@ for eps in (1.0, 1.5, 2.0):
     print(eps, res.status, res.value, res.bounds)  # status "optimal" only when the bounds prove the value
     print(res.certificate.basis)  # "lp-dual" or the theorem of Wang, Ying & Zhang (2016) that proves it
 
-res = PDDP(prior).solve(40.0, path="lp")  # any ε: the LP, repaired and bounded
+res = PDDP(prior).solve(40.0, method="lp")  # any ε: the LP, repaired and bounded
 assert res.certified and res.bounds.lower <= res.value <= res.bounds.upper
 
 res = PDMIP(prior).solve(0.5, unit="bits")  # min I(X;Y) s.t. E d(X,Y) ≤ 0.5

@@ -10,8 +10,8 @@ Exit codes (the same with and without ``--json``; ``docs/cli.md``, ``docs/certif
 
 The options, units and JSON shape shared with ``python -m ipopt_models`` live in :mod:`problems.cli_common`.
 Input is validated before the numerical modules (CVXPY, SciPy) are imported, so a bad input is refused in
-well under a second.  The dense/reduced/theorem choice is the library's
-(:func:`problems.orbit.dispatch.program_from_spec`).
+well under a second.  The solve choice (``--formulation``, ``--method``, ``--solver``) is the library's
+(:mod:`problems.dispatch`).
 """
 
 from __future__ import annotations
@@ -151,6 +151,25 @@ def _export(res, built, args) -> tuple[Any, dict]:  # noqa: ANN001
     return mechanism, meta
 
 
+def _solve_choice(args) -> tuple[str, str]:
+    """``(formulation, method)`` of ``--formulation``/``--method``, or of the deprecated ``--path``."""
+    formulation, method = args.formulation or "auto", args.method or "auto"
+    flag = f"--method {method}"
+    if args.path is not None:
+        new = "--method" if args.path in ("lp", "theorem") else "--formulation"
+        given = args.method if new == "--method" else args.formulation
+        if given is not None and given != args.path and args.path != "auto":
+            raise InvalidInputError(f"--path {args.path} and {new} {given} disagree; give {new} only")
+        if args.path in ("lp", "theorem"):
+            method, flag = args.path, f"--path {args.path}"
+        elif args.path != "auto":
+            formulation = args.path
+    if args.program == "pd-mip" and method != "auto":
+        hint = "use auto, dense or reduced" if flag.startswith("--path") else "use --method auto"
+        raise InvalidInputError(f"{flag} does not apply to pd-mip (it has no theorem path); {hint}")
+    return formulation, method
+
+
 def _cmd_solve(args) -> int:
     _check_solve_options(args)
     from .database import DENSE_LIMIT, DatabaseSpace
@@ -166,17 +185,26 @@ def _cmd_solve(args) -> int:
                 "(the file records the level)"
             )
     unit = resolve_unit(args)
-    from .orbit.dispatch import program_from_spec, solve_from_spec
-
     if args.solver is not None and args.program != "pd-mip":
         check_solver_name(args.solver)  # bad input before any work, whichever path answers
+    formulation, method = _solve_choice(args)
+    from .dispatch import solve_spec
+
     lift = DENSE_LIMIT if export is not None and args.export_level == "database" else None
-    built = program_from_spec(
-        args.program, args.prior, args.n, args.m, args.path, solver=args.solver, lift_limit=lift
-    )
     value = args.distortion if args.program == "pd-mip" else args.eps
     try:
-        res = solve_from_spec(built, value, unit=unit)
+        built, res = solve_spec(
+            args.program,
+            args.prior,
+            args.n,
+            args.m,
+            value,
+            formulation=formulation,
+            method=method,
+            unit=unit,
+            solver=args.solver,
+            lift_limit=lift,
+        )
     except InfeasibleProgramError as exc:
         if args.json:
             print_json(
@@ -254,10 +282,10 @@ def _print_solve(res, built, args, exported: Path | None) -> None:  # noqa: ANN0
 # -------------------------------------------------------------------------------------------- constants
 def _cmd_constants(args) -> int:
     from .database import DatabaseSpace
-    from .orbit.dispatch import SYMMETRIC_SPECS
+    from .prior_spec import is_symmetric_spec
 
     space = DatabaseSpace(args.n, args.m)
-    symmetric = args.prior.split(":", 1)[0].strip().lower() in SYMMETRIC_SPECS
+    symmetric = is_symmetric_spec(args.prior)
     note = None
     prior: Prior | SymmetricPrior
     if symmetric:  # never the mⁿ pmf: the constants from the rows of the prior
@@ -305,7 +333,7 @@ def _cmd_constants(args) -> int:
 # ------------------------------------------------------------------------------------------------ curve
 def _cmd_curve(args) -> int:
     from .curves import require_points
-    from .orbit.dispatch import prior_from_spec
+    from .dispatch import prior_from_spec
     from .orbit.symmetric_prior import iid_row_pmf
 
     out, exists = check_output_dir(args.out)
@@ -434,12 +462,24 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         "program's own mechanism (type- or row-level), recorded in the file's metadata",
     )
     p.add_argument(
+        "--formulation",
+        choices=("auto", "dense", "reduced"),
+        default=None,
+        help="auto (default): orbit-reduced for uniform/iid/contagious/mixture priors, dense N×N otherwise; "
+        "dense or reduced: that program",
+    )
+    p.add_argument(
+        "--method",
+        choices=("auto", "lp", "theorem"),
+        default=None,
+        help="auto (default): a closed form of Wang, Ying & Zhang (2016) where one applies, else the LP; "
+        "lp: always the LP; theorem: only the closed form (bad input where none applies); PD-MIP: auto only",
+    )
+    p.add_argument(
         "--path",
         choices=("auto", "dense", "reduced", "lp", "theorem"),
-        default="auto",
-        help="auto: a closed form of Wang, Ying & Zhang (2016) where one applies (theorem path), else the LP, orbit-reduced "
-        "for uniform/iid/contagious priors and dense N×N otherwise; dense/reduced: that LP formulation; "
-        "lp: always the LP; theorem: only the closed form (bad input where none applies)",
+        default=None,
+        help="deprecated: dense/reduced is --formulation, lp/theorem is --method",
     )
     p.set_defaults(func=_cmd_solve)
 
@@ -501,7 +541,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     from .progress import enable_ticker
 
     enable_ticker()  # long solves say on stderr, every 10 s, which attempt runs and why
-    return run(args.func, args)
+    code = run(args.func, args)
+    if args.command == "solve" and args.path is not None:  # after the answer or the error: one line
+        new = "--method" if args.path in ("lp", "theorem") else "--formulation"
+        print(
+            f"note: --path is deprecated and will be removed in the next release; use {new}", file=sys.stderr
+        )
+    return code
 
 
 if __name__ == "__main__":  # pragma: no cover

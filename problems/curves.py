@@ -23,11 +23,11 @@ from typing import Any
 import numpy as np
 
 from .closed_forms import h, h_inv
+from .dispatch import make_program
 from .export import atomic_write_text
 from .inverse import privacy_for_distortion
 from .prior_constants import eps_tilde, eps_X
 from .priors import Prior
-from .programs import PDDP, PDI, PDMIP
 
 __all__ = [
     "Curve",
@@ -184,12 +184,8 @@ def privacy_distortion_curve(
     name = {"d": "pd-dp", "i": "pd-i", "m": "pd-mip"}[notion]
     eX, eT = curve_constants(prior)
     program: Any  # PDDP, PDI or PDMIP, or their orbit-reduced counterparts
-    if isinstance(prior, Prior):
-        program = {"d": PDDP, "i": PDI, "m": PDMIP}[notion](prior, solver=solver)
-    else:  # a SymmetricPrior: the orbit-reduced programs, never the mⁿ pmf
-        from .orbit import make_program
-
-        program = make_program(name, prior, path="reduced", solver=solver)
+    # a dense Prior: the N×N programs; a SymmetricPrior: the orbit-reduced ones, never the mⁿ pmf
+    program = make_program(name, prior, "dense" if isinstance(prior, Prior) else "reduced", solver=solver)
     eps = np.empty(grid.size)
     solves = np.zeros(grid.size, dtype=int)
     resid = np.zeros(grid.size)

@@ -41,6 +41,7 @@ __all__ = [
     "eps_X",
     "eps_X_ratio",
     "at_least_eps_X",
+    "eps_X_symmetric",
     "near_eps_X",
     "round_up_eps_X",
     "exp_at_least",
@@ -360,12 +361,48 @@ def eps_X_iid(row_pmf) -> float:
 BYTES_PER_TYPE_ENTRY = 48
 
 
+def eps_X_symmetric(prior) -> float:  # noqa: ANN001 - a SymmetricPrior
+    """ε_X (Wang, Ying & Zhang 2016, (16)) of a symmetric prior, over moves t → t − e_a + e_a' of x-types.
+
+    Uniform and i.i.d. priors use the closed form ln(π_max/π_min) (:func:`eps_X_iid`,
+    any n and m); a mixture enumerates its C(n+m−1, m−1) x-types, refused by the memory guard when they would
+    not fit.
+    """
+    from .orbit.types import compositions
+    from .resources import BASE_MEMORY, as_bytes, format_count, require_memory
+
+    if not prior.has_full_support:
+        return math.inf
+    if prior.kind in ("uniform", "iid"):
+        return eps_X_iid(prior.row_pmfs[0])
+    count = math.comb(prior.n + prior.m - 1, prior.m - 1)
+    require_memory(
+        BASE_MEMORY + as_bytes(count, prior.m, BYTES_PER_TYPE_ENTRY + 24 * len(prior.row_pmfs)),
+        f"ε_X of the exchangeable prior {prior.name!r} over {format_count(count)} x-types "
+        f"(n = {prior.n}, m = {prior.m}, {len(prior.row_pmfs)} i.i.d. components)",
+        "Use a smaller n or m, or a uniform or iid prior (closed forms at any n).",
+    )
+    types = compositions(prior.n, prior.m)
+    lm = prior.log_mass(types)
+    best = 0.0
+    for a in range(prior.m):
+        for a2 in range(prior.m):
+            if a2 == a:
+                continue
+            sel = types[:, a] >= 1
+            new = types[sel].copy()
+            new[:, a] -= 1
+            new[:, a2] += 1
+            best = max(best, float(np.max(np.abs(prior.log_mass(new) - lm[sel]), initial=0.0)))
+    return best
+
+
 def symmetric_constants(prior) -> dict:  # noqa: ANN001 - SymmetricPrior (import cycle avoided)
     """ε_X and ε̃_X of a row-permutation-invariant prior without building its mⁿ pmf.
 
     Uniform and i.i.d. priors use the closed forms :func:`eps_X_iid` and :func:`eps_tilde_iid` (any n; both
     exactly 0 for the uniform prior).  For exchangeable mixtures ε_X is taken over the moves between x-types
-    (the reduced programs' :func:`problems.orbit.programs._eps_X`; C(n+m−1, m−1) types, refused with
+    (:func:`eps_X_symmetric`; C(n+m−1, m−1) types, refused with
     :class:`~problems.errors.ProblemTooLargeError` when they would not fit the memory budget); ε̃_X comes from
     the dense pmf with N ≤ 4096, and is ``None`` (with a note) beyond.
     """
@@ -386,9 +423,7 @@ def symmetric_constants(prior) -> dict:  # noqa: ANN001 - SymmetricPrior (import
         f"(n = {prior.n}, m = {prior.m}, {J} i.i.d. components)",
         "Use a smaller n or m, or a uniform or iid prior (closed forms at any n).",
     )
-    from .orbit.programs import _eps_X  # after the guard: this import loads the reduced programs
-
-    out["eps_X"] = _eps_X(prior)
+    out["eps_X"] = eps_X_symmetric(prior)
     if prior.m**prior.n <= DENSE_LIMIT:
         out["eps_tilde"] = eps_tilde(prior.to_prior())
     else:

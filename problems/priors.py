@@ -32,6 +32,7 @@ import numpy as np
 
 from .database import DatabaseSpace
 from .errors import InvalidInputError, InvalidPriorError, ProblemTooLargeError, ShapeMismatchError
+from .prior_spec import PriorSpec, parse_number, parse_prior_spec, spec_kind, split_items
 
 __all__ = [
     "Prior",
@@ -46,6 +47,7 @@ __all__ = [
     "from_pmf",
     "from_file",
     "parse_prior",
+    "from_spec",
     "parse_number",
     "split_items",
     "require_prior",
@@ -297,45 +299,6 @@ def from_file(space: DatabaseSpace, path: str | Path) -> Prior:
     return from_pmf(space, arr, name=f"file:{path.name}")
 
 
-def parse_number(token: str, what: str = "number") -> float:
-    """A float from a decimal (``0.25``) or a fraction (``1/3``); bad input otherwise."""
-    t = token.strip()
-    try:
-        if "/" in t:
-            num, den = t.split("/")
-            value = float(num) / float(den)
-        else:
-            value = float(t)
-    except (ValueError, ZeroDivisionError):
-        raise InvalidInputError(
-            f"{what}: {t!r} is not a number (decimals like 0.25 or fractions like 1/3)"
-        ) from None
-    return value
-
-
-def split_items(text: str, what: str) -> list[str]:
-    """The items of a comma-separated list, stripped; an empty item (``1,,2``, ``0.3,0.7,``) is bad input.
-
-    Every list on the command line is read with this (prior specs, sweep values), so they agree.
-    """
-    tokens = [t.strip() for t in str(text).split(",")]
-    if tokens == [""]:
-        raise InvalidInputError(f"{what}: expected comma-separated values, got {text!r}")
-    if "" in tokens:
-        k = tokens.index("")
-        where = (
-            "a trailing comma" if k == len(tokens) - 1 else ("a leading comma" if k == 0 else "two commas")
-        )
-        raise InvalidInputError(
-            f"{what}: empty item {k + 1} in {text!r} ({where}); write values separated by single commas"
-        )
-    return tokens
-
-
-def _floats(text: str, what: str) -> list[float]:
-    return [parse_number(t, what) for t in split_items(text, what)]
-
-
 #: The largest N = mⁿ for which a pmf is built (8 bytes each; the dense programs stop at 4096 anyway).
 PMF_LIMIT = 2**20
 
@@ -366,38 +329,42 @@ def _max_n(m: int) -> int:
     return n
 
 
+def from_spec(spec: PriorSpec, space: DatabaseSpace) -> Prior:
+    """The dense prior of a parsed spec (:func:`problems.prior_spec.parse_prior_spec`) on ``space``.
+
+    A ``mixture:`` spec is read by the reduced path only (:func:`problems.orbit.symmetric_prior.symmetric_from_spec`).
+    """
+    if spec.kind in ("uniform", "iid", "pmf", "file", "contagious"):
+        require_pmf_size(space)
+    if spec.kind == "uniform":
+        return uniform(space)
+    if spec.kind == "iid":
+        return iid(space, list(spec.values))
+    if spec.kind == "pmf":
+        return from_pmf(space, list(spec.values))
+    if spec.kind == "file":
+        return from_file(space, spec.path or "")
+    if spec.kind == "contagious":
+        assert spec.weight is not None  # the grammar gives a contagious spec its weight
+        return contagious(space, spec.weight, list(spec.values) or None)
+    raise InvalidInputError(
+        "--prior mixture:… is read by the reduced path only (python -m problems solve … --path reduced)"
+    )
+
+
 def parse_prior(spec: str, space: DatabaseSpace) -> Prior:
-    """Build a prior from a command-line spec.
+    """Build a dense prior from a command-line spec (the grammar of :mod:`problems.prior_spec`).
 
     ``uniform`` | ``iid:P0,P1,…`` (row pmf) | ``pmf:P0,…,P(N−1)`` | ``file:PATH`` |
-    ``contagious:W`` or ``contagious:W:P0,P1,…`` (see :func:`contagious`).
+    ``contagious:W`` or ``contagious:W:P0,P1,…`` (see :func:`contagious`).  The size of ``space`` is checked
+    (:func:`require_pmf_size`) before the numbers are read.
     """
-    if not isinstance(spec, str) or not spec.strip():
-        raise InvalidInputError(
-            "the prior spec is empty; use uniform, iid:P0,P1,…, pmf:P0,…, file:PATH or contagious:W[:P0,P1,…]"
-        )
-    kind, _, rest = spec.partition(":")
-    kind = kind.strip().lower()
-    if kind in ("uniform", "iid", "pmf", "file", "contagious"):
-        require_pmf_size(space)
-    if kind == "uniform" and not rest:
-        return uniform(space)
-    if kind == "iid":
-        return iid(space, _floats(rest, "--prior iid"))
-    if kind == "pmf":
-        return from_pmf(space, _floats(rest, "--prior pmf"))
-    if kind == "file":
-        return from_file(space, rest)
-    if kind == "contagious":
-        w, _, row = rest.partition(":")
-        weights = _floats(w, "--prior contagious weight")
-        if len(weights) != 1:
-            raise InvalidInputError(f"--prior contagious:W takes one weight W in [0, 1], got {w!r}")
-        return contagious(space, weights[0], _floats(row, "--prior contagious row") if row else None)
-    if kind == "mixture":
-        raise InvalidInputError(
-            "--prior mixture:… is read by the reduced path only (python -m problems solve … --path reduced)"
-        )
-    raise InvalidInputError(
-        f"unknown prior spec {spec!r}; use uniform, iid:P0,P1,…, pmf:P0,…, file:PATH or contagious:W[:P0,P1,…]"
-    )
+    if isinstance(spec, str) and spec.strip():
+        kind = spec_kind(spec)
+        if kind in ("uniform", "iid", "pmf", "file", "contagious"):
+            require_pmf_size(space)
+        if kind == "mixture":
+            raise InvalidInputError(
+                "--prior mixture:… is read by the reduced path only (python -m problems solve … --path reduced)"
+            )
+    return from_spec(parse_prior_spec(spec), space)

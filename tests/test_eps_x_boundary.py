@@ -23,8 +23,8 @@ from exact_feasibility import distortion, neighbours, pdi_feasible  # noqa: E402
 
 from problems import DatabaseSpace, priors  # noqa: E402
 from problems.cli import main  # noqa: E402
+from problems.dispatch import make_program  # noqa: E402
 from problems.errors import InfeasibleProgramError  # noqa: E402
-from problems.orbit.dispatch import make_program  # noqa: E402
 from problems.prior_constants import eps_X, exp_at_least  # noqa: E402
 from problems.programs import PDI  # noqa: E402
 

@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from exact_feasibility import distortion, dp_feasible, pdi_feasible  # noqa: E402
 
 from problems import DatabaseSpace, priors  # noqa: E402
-from problems.orbit.dispatch import make_program  # noqa: E402
+from problems.dispatch import make_program  # noqa: E402
 from problems.orbit.programs import _eps_X  # noqa: E402
 from problems.orbit.symmetric_prior import as_symmetric  # noqa: E402
 
@@ -89,7 +89,7 @@ def test_dense_results_are_exactly_feasible(name):
 
 
 def test_exchangeable_mixture_results_are_exactly_feasible():
-    from problems.orbit.dispatch import prior_from_spec
+    from problems.dispatch import prior_from_spec
 
     n, m = 3, 2
     sym = prior_from_spec("mixture:0.5,0.5/0.8,0.2/0.3,0.7", n, m)

@@ -21,9 +21,9 @@ from exact_feasibility import distortion, dp_feasible, joint_feasible, pdi_feasi
 
 from problems import DatabaseSpace, priors  # noqa: E402
 from problems.cli import main  # noqa: E402
+from problems.dispatch import make_program  # noqa: E402
 from problems.information.basic_channels import calibrate_exponential  # noqa: E402
 from problems.lp.bounds import ABSOLUTE_GAP, certified  # noqa: E402
-from problems.orbit.dispatch import make_program  # noqa: E402
 from problems.programs import PDDP, PDI, RPD  # noqa: E402
 
 PMF = (0.1, 0.2, 0.3, 0.4)

@@ -20,7 +20,7 @@ from reference import exact_lp as ref  # noqa: E402
 from problems import DatabaseSpace, priors  # noqa: E402
 from problems.cli import main  # noqa: E402
 from problems.design import IPDesign, design_problem  # noqa: E402
-from problems.orbit.dispatch import make_program  # noqa: E402
+from problems.dispatch import make_program  # noqa: E402
 from problems.prior_constants import eps_tilde, eps_X  # noqa: E402
 from problems.programs import PDDP, PDI, PDMIP, RPD  # noqa: E402
 

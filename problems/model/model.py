@@ -361,14 +361,13 @@ class MechanismModel:
 
     def _solve_program(self, solver) -> ModelResult:  # noqa: ANN001
         """PD-DP / PD-I through :mod:`problems.programs` (theorem path where a closed form applies)."""
+        from ..dispatch import dense_program
         from ..priors import from_pmf
-        from ..programs import PDDP, PDI
 
         recognised = self.recognised()
         assert recognised is not None  # route() chose "program"
         name, space, eps = recognised
-        program: type[PDDP] | type[PDI] = PDDP if name == "pd-dp" else PDI
-        res = program(from_pmf(space, self.prior), solver=solver).solve(eps)
+        res = dense_program(name, from_pmf(space, self.prior), solver=solver).solve(eps)
         return self._result(
             W=np.asarray(res.mechanism.matrix, dtype=float),
             value=res.value,

@@ -5,7 +5,7 @@ See ``docs/orbit_reduction.md`` for the derivation.  Public API:
 * :class:`ReducedPDDP`, :class:`ReducedPDI`, :class:`ReducedRPD` — ``.solve(eps) -> SolveResult``;
 * :class:`ReducedPDMIP` — PD-MIP for i.i.d. priors, ``.solve(D) -> SolveResult`` (single-letterisation);
   :func:`product_channel` gives its n-row mechanism lazily (:class:`ProductChannel`, Kronecker power, sampler);
-* :func:`make_program` — dense/reduced dispatcher (``path="auto" | "dense" | "reduced"``);
+* :func:`make_program` — the dispatcher of :mod:`problems.dispatch` (``formulation="auto" | "dense" | "reduced"``);
 * :class:`SymmetricPrior` and constructors — exchangeable priors at any n (no length-mⁿ pmf);
 * :func:`lift_mechanism`, :func:`sample` — the full mechanism (small N) or samples y ~ W(·|x) (any N);
 * :func:`lifted_certificate` — the reduced primal–dual pair lifted to the dense LP and certified there;
@@ -20,7 +20,8 @@ from .._lazy import lazy_exports
 __getattr__, __dir__ = lazy_exports(__name__, globals())
 
 if TYPE_CHECKING:  # the lazily loaded names: for type checkers, and the table lazy_exports reads
-    from .dispatch import PATHS, make_program, resolve_path
+    from ..dispatch import make_program
+    from .dispatch import PATHS, resolve_path  # deprecated: problems.dispatch
     from .lift import lift_mechanism, sample
     from .lift_dual import lift_duals, lifted_certificate
     from .pd_mip_iid import ProductChannel, ReducedPDMIP, iid_row_pmf, product_channel

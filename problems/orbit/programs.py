@@ -50,10 +50,11 @@ from ..lp.solution import LPSolution
 from ..lp.status import decide_status
 from ..lp.tiny import in_tiny_regime
 from ..mechanism import Mechanism
-from ..prior_constants import exp_at_least, near_eps_X, round_up_eps_X
+from ..prior_constants import eps_X_symmetric, exp_at_least, near_eps_X, round_up_eps_X
 from ..priors import Prior
 from ..programs.theorem import SMALL_EPS_THEOREM, constant_lower, small_eps
 from ..result import SolveResult
+from ..solve_choice import METHODS, check_method, method_from_path
 from ..solvers.backends import check_solver
 from ..solvers.settings import (
     INTERIOR_MARGIN,
@@ -361,18 +362,23 @@ class _PriorProgram(_Base):
             d["x_type_probability"] = np.exp(self.log_px_type)
         return d
 
-    def solve(self, eps: float, *, solver: str | None = None, path: str = "auto") -> SolveResult:
+    def solve(
+        self, eps: float, *, solver: str | None = None, method: str = "auto", path: str | None = None
+    ) -> SolveResult:
+        """The reduced program at ε; ``method`` and ``solver``: :mod:`problems.dispatch` (``path``: deprecated)."""
         from ..closed_forms import check_eps
 
+        if path is not None:  # the deprecated name of method=
+            method = method_from_path(method, path)
         eps = check_eps(eps)
-        if path not in ("auto", "lp", "theorem"):
-            raise InvalidInputError(f"path must be 'auto', 'lp' or 'theorem', got {path!r}")
+        if method not in METHODS:
+            check_method(method)  # bad input naming the valid methods
         tiny = in_tiny_regime(self.lp.spec, eps)  # large ε: the LP answers without solving (lp.tiny)
-        if self.reduction == "distance" and (path != "lp" or eps == 0.0) and not tiny:
+        if self.reduction == "distance" and (method != "lp" or eps == 0.0) and not tiny:
             return self._distance_theorem(eps)
         if eps == 0.0 or (small_eps(eps, self.n) and getattr(self, "eps_X", 0.0) == 0.0):
             return self._constant_theorem(eps)  # no interior (or nε ≤ 1e-7): the best constant mechanism
-        if path == "theorem" and self.program == "pd-dp":
+        if method == "theorem" and self.program == "pd-dp":
             raise InvalidInputError(
                 "no theorem of Wang, Ying & Zhang (2016) gives PD-DP in closed form for a non-uniform prior"
             )
@@ -523,7 +529,12 @@ class ReducedPDI(_PriorProgram):
         )
         return res
 
-    def solve(self, eps: float, *, solver: str | None = None, path: str = "auto") -> SolveResult:
+    def solve(
+        self, eps: float, *, solver: str | None = None, method: str = "auto", path: str | None = None
+    ) -> SolveResult:
+        """PD-I at ε (infeasible below ε_X); ``method`` and ``solver``: :mod:`problems.dispatch`."""
+        if path is not None:  # the deprecated name of method=
+            method = method_from_path(method, path)
         e = float(eps)
         if math.isinf(self.eps_X):
             raise InfeasibleProgramError(
@@ -543,13 +554,13 @@ class ReducedPDI(_PriorProgram):
                 "all neighbours, which this prior violates (Wang, Ying & Zhang 2016, Lemma 3"
                 + ("; decided exactly)" if near_eps_X(e, self.eps_X) and exact is not None else ")"),
             )
-        if path not in ("auto", "lp", "theorem"):
-            raise InvalidInputError(f"path must be 'auto', 'lp' or 'theorem', got {path!r}")
-        if path != "lp" and not (e >= self.eps_X and in_tiny_regime(self.lp.spec, e)):
+        if method not in METHODS:
+            check_method(method)  # bad input naming the valid methods
+        if method != "lp" and not (e >= self.eps_X and in_tiny_regime(self.lp.spec, e)):
             res = self._theorem(e)
             if res is not None:
                 return res
-            if path == "theorem":
+            if method == "theorem":
                 raise InvalidInputError(
                     "the reduced theorem path of PD-I needs an i.i.d. prior and ε ≥ ε̃_X (Wang, Ying & Zhang 2016, Lemma 4)"
                 )
@@ -560,7 +571,7 @@ class ReducedPDI(_PriorProgram):
             sol = self.lp.solve(max(e, 0.0), backend="clarabel", solver=solver or self.solver)
             res = self._result(sol, self.reduction, self._extras())
         else:
-            res = super().solve(max(e, 0.0), solver=solver, path=path)
+            res = super().solve(max(e, 0.0), solver=solver, method=method)
         return self._boundary(res, e) if near_eps_X(e, self.eps_X) else res
 
 
@@ -587,11 +598,18 @@ class ReducedRPD(_Base):
         if self.backend == "auto":
             self.backend = choose_backend("distance", space.m, self.lp.K)
 
-    def solve(self, eps: float, *, solver: str | None = None, path: str = "auto") -> SolveResult:
+    def solve(
+        self, eps: float, *, solver: str | None = None, method: str = "auto", path: str | None = None
+    ) -> SolveResult:
+        """R-PD at ε; ``method`` and ``solver``: :mod:`problems.dispatch` (``path``: deprecated)."""
         from ..closed_forms import check_eps
 
+        if path is not None:  # the deprecated name of method=
+            method = method_from_path(method, path)
         eps = check_eps(eps)
-        if (path != "lp" or eps == 0.0) and not in_tiny_regime(self.lp.spec, eps):
+        if method not in METHODS:
+            check_method(method)  # bad input naming the valid methods
+        if (method != "lp" or eps == 0.0) and not in_tiny_regime(self.lp.spec, eps):
             res = self._distance_theorem(eps)
         else:
             sol = self.lp.solve(eps, backend=self.backend, solver=solver or self.solver)
@@ -621,38 +639,6 @@ def choose_backend(reduction: str, m: int, variables: int) -> str:
     return "clarabel"
 
 
-def _eps_X(prior: SymmetricPrior) -> float:
-    """ε_X (Wang, Ying & Zhang 2016, (16)) of a symmetric prior, over moves t → t − e_a + e_a' of x-types.
-
-    Uniform and i.i.d. priors use the closed form ln(π_max/π_min) (:func:`problems.prior_constants.eps_X_iid`,
-    any n and m); a mixture enumerates its C(n+m−1, m−1) x-types, refused by the memory guard when they would
-    not fit.
-    """
-    from ..prior_constants import BYTES_PER_TYPE_ENTRY, eps_X_iid
-    from ..resources import BASE_MEMORY, as_bytes, format_count, require_memory
-    from .types import compositions
-
-    if not prior.has_full_support:
-        return math.inf
-    if prior.kind in ("uniform", "iid"):
-        return eps_X_iid(prior.row_pmfs[0])
-    count = math.comb(prior.n + prior.m - 1, prior.m - 1)
-    require_memory(
-        BASE_MEMORY + as_bytes(count, prior.m, BYTES_PER_TYPE_ENTRY + 24 * len(prior.row_pmfs)),
-        f"ε_X of the exchangeable prior {prior.name!r} over {format_count(count)} x-types "
-        f"(n = {prior.n}, m = {prior.m}, {len(prior.row_pmfs)} i.i.d. components)",
-        "Use a smaller n or m, or a uniform or iid prior (closed forms at any n).",
-    )
-    types = compositions(prior.n, prior.m)
-    lm = prior.log_mass(types)
-    best = 0.0
-    for a in range(prior.m):
-        for a2 in range(prior.m):
-            if a2 == a:
-                continue
-            sel = types[:, a] >= 1
-            new = types[sel].copy()
-            new[:, a] -= 1
-            new[:, a2] += 1
-            best = max(best, float(np.max(np.abs(prior.log_mass(new) - lm[sel]), initial=0.0)))
-    return best
+#: ε_X over the moves between x-types; defined with the other prior constants
+#: (:func:`problems.prior_constants.eps_X_symmetric`).
+_eps_X = eps_X_symmetric

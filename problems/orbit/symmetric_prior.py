@@ -22,6 +22,7 @@ import numpy as np
 
 from ..database import DatabaseSpace
 from ..errors import InvalidInputError, InvalidPriorError
+from ..prior_spec import PriorSpec, parse_prior_spec
 from ..priors import Prior, exchangeable_mixture, iid, uniform, validate_pmf
 
 __all__ = [
@@ -33,6 +34,7 @@ __all__ = [
     "symmetric_contagious",
     "as_symmetric",
     "parse_symmetric_prior",
+    "symmetric_from_spec",
     "iid_row_pmf",
 ]
 
@@ -190,48 +192,33 @@ def as_symmetric(prior: Prior | SymmetricPrior) -> SymmetricPrior:
     return SymmetricPrior(prior.n, prior.m, prior.row_pmfs, prior.weights, prior.kind, prior.name)
 
 
-def _floats(text: str, what: str) -> list[float]:
-    from ..priors import _floats as floats  # decimals and fractions (1/3), one grammar for every spec
-
-    return floats(text, what)
+def symmetric_from_spec(spec: PriorSpec, n: int, m: int) -> SymmetricPrior:
+    """The symmetric prior of a parsed spec (:func:`problems.prior_spec.parse_prior_spec`) on n rows over m
+    values; never builds the pmf, so it works at any n.  ``pmf:`` and ``file:`` specs have no row form."""
+    if spec.kind == "uniform":
+        return symmetric_uniform(n, m)
+    if spec.kind == "iid":
+        if len(spec.values) != m:
+            raise InvalidPriorError(f"--prior iid needs {m} probabilities (m = {m}), got {len(spec.values)}")
+        return symmetric_iid(n, list(spec.values))
+    if spec.kind == "contagious":
+        assert spec.weight is not None  # the grammar gives a contagious spec its weight
+        return symmetric_contagious(n, m, spec.weight, list(spec.values) or None)
+    if spec.kind == "mixture":
+        return symmetric_mixture(n, [list(r) for r in spec.rows], list(spec.weights))
+    raise InvalidInputError(
+        f"unknown symmetric prior spec {spec.text!r}; use uniform, iid:P0,P1,…, contagious:W[:P0,…] or "
+        "mixture:W0,W1/P00,P01,…/P10,P11,…"
+    )
 
 
 def parse_symmetric_prior(spec: str, n: int, m: int) -> SymmetricPrior:
     """Parse ``uniform`` | ``iid:P0,…`` | ``contagious:W[:P0,…]`` | ``mixture:W0,W1/P00,P01,…/P10,…``.
 
-    Same grammar as :func:`problems.priors.parse_prior` for the symmetric kinds, but never builds the pmf,
-    so it works at any n.
+    The grammar of :mod:`problems.prior_spec` (the same as :func:`problems.priors.parse_prior`) for the
+    symmetric kinds, but never builds the pmf, so it works at any n.
     """
-    if not isinstance(spec, str):
-        raise InvalidInputError(f"a prior spec is a string such as 'iid:0.3,0.7', got {spec!r}")
-    kind, _, rest = spec.partition(":")
-    kind = kind.strip().lower()
-    if kind == "uniform" and not rest:
-        return symmetric_uniform(n, m)
-    if kind == "iid":
-        row = _floats(rest, "--prior iid")
-        if len(row) != m:
-            raise InvalidPriorError(f"--prior iid needs {m} probabilities (m = {m}), got {len(row)}")
-        return symmetric_iid(n, row)
-    if kind == "contagious":
-        w, _, row_text = rest.partition(":")
-        weights = _floats(w, "--prior contagious weight")
-        if len(weights) != 1:
-            raise InvalidInputError(f"--prior contagious:W takes one weight W in [0, 1], got {w!r}")
-        return symmetric_contagious(
-            n, m, weights[0], _floats(row_text, "--prior contagious row") if row_text else None
-        )
-    if kind == "mixture":
-        parts = rest.split("/")
-        if len(parts) < 2:
-            raise InvalidInputError(f"--prior mixture is W0,W1,…/ROW0/ROW1/…, got {spec!r}")
-        return symmetric_mixture(
-            n, [_floats(p, "mixture row") for p in parts[1:]], _floats(parts[0], "weights")
-        )
-    raise InvalidInputError(
-        f"unknown symmetric prior spec {spec!r}; use uniform, iid:P0,P1,…, contagious:W[:P0,…] or "
-        "mixture:W0,W1/P00,P01,…/P10,P11,…"
-    )
+    return symmetric_from_spec(parse_prior_spec(spec, symmetric=True), n, m)
 
 
 def iid_row_pmf(prior: Prior | SymmetricPrior) -> np.ndarray | None:

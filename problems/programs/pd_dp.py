@@ -25,6 +25,7 @@ from ..prior_constants import eps_X
 from ..priors import Prior, require_prior
 from ..resources import require_dense_lp
 from ..result import SolveResult
+from ..solve_choice import METHODS, check_method, method_from_path
 from ..solvers.backends import check_solver
 from ._lp_result import lp_result, theorem_result, verified_theorem_result
 from .ratio_lp import RatioLP
@@ -32,14 +33,14 @@ from .theorem import SMALL_EPS_THEOREM, best_constant, constant_lower, safe_h_lo
 
 __all__ = ["PDDP", "solve_pd_dp", "PATHS"]
 
-#: ``path=`` of the dense programs: the theorem path where it applies (auto), always the LP, or only a theorem.
-PATHS = ("auto", "lp", "theorem")
+#: ``method=`` of the programs (:mod:`problems.dispatch`): the theorem path where it applies (auto), always
+#: the LP, or only a theorem.  (The old name of :data:`problems.solve_choice.METHODS`.)
+PATHS = METHODS
 
 
 def check_path(path: str) -> str:
-    if path not in PATHS:
-        raise InvalidInputError(f"path must be one of {PATHS}, got {path!r}")
-    return path
+    """``path`` if it is one of :data:`PATHS` (the methods), else bad input."""
+    return check_method(path)
 
 
 class PDDP:
@@ -81,18 +82,27 @@ class PDDP:
             )
         return None
 
-    def solve(self, eps: float, *, solver: str | None = None, path: str = "auto") -> SolveResult:
-        """Minimum expected distortion D*_d(ε) and an optimal ε-DP mechanism, with proved bounds."""
+    def solve(
+        self, eps: float, *, solver: str | None = None, method: str = "auto", path: str | None = None
+    ) -> SolveResult:
+        """Minimum expected distortion D*_d(ε) and an optimal ε-DP mechanism, with proved bounds.
+
+        ``method`` and ``solver`` are the solve choice of :mod:`problems.dispatch`; ``path`` is the deprecated
+        name of ``method``."""
         from ..closed_forms import check_eps
 
+        if path is not None:  # the deprecated name of method=
+            method = method_from_path(method, path)
         eps = check_eps(eps)
         tiny = in_tiny_regime(self.lp.spec, eps)  # large ε: the LP answers without solving (lp.tiny)
         at_zero = eps == 0.0 or small_eps(eps, self.space.n)  # ε = 0: no interior, always the theorem
-        if (check_path(path) != "lp" or at_zero) and not tiny:
+        if method not in METHODS:
+            check_method(method)  # bad input naming the valid methods
+        if (method != "lp" or at_zero) and not tiny:
             res = self._theorem(eps)
             if res is not None:
                 return res
-            if path == "theorem":
+            if method == "theorem":
                 raise InvalidInputError(
                     "no theorem of Wang, Ying & Zhang (2016) gives PD-DP in closed form for this prior and ε"
                 )

@@ -41,9 +41,10 @@ from ..prior_constants import at_least_eps_X, eps_tilde, eps_X, eps_X_ratio, nea
 from ..priors import Prior, require_prior
 from ..resources import require_dense_lp
 from ..result import SolveResult
+from ..solve_choice import METHODS, check_method, method_from_path
 from ..solvers.backends import check_solver
 from ._lp_result import lp_result, verified_theorem_result
-from .pd_dp import check_path, constant_result
+from .pd_dp import constant_result
 from .ratio_lp import RatioLP
 from .theorem import best_constant, safe_h_lower, small_eps
 
@@ -185,9 +186,13 @@ class PDI:
             "Wang, Ying & Zhang (2016) Lemma 4 (E_i, ε ≥ ε̃_X) and the R-PD relaxation (Lemma 1)",
         )
 
-    def solve(self, eps: float, *, solver: str | None = None, path: str = "auto") -> SolveResult:
+    def solve(
+        self, eps: float, *, solver: str | None = None, method: str = "auto", path: str | None = None
+    ) -> SolveResult:
         """Minimum expected distortion D*_i(ε) with proved bounds; raises :class:`InfeasibleProgramError`
-        below ε_X (Lemma 3)."""
+        below ε_X (Lemma 3).  ``method`` and ``solver``: :mod:`problems.dispatch` (``path``: deprecated)."""
+        if path is not None:  # the deprecated name of method=
+            method = method_from_path(method, path)
         eps = check_eps(eps)
         reason = self.infeasibility_reason(eps)
         if reason is not None:
@@ -198,11 +203,13 @@ class PDI:
             return constant_result(
                 self.program, self.space, self.prior.pmf, self.lp.spec.c.reshape(self.d.shape), eps
             )
-        if check_path(path) != "lp" and not in_tiny_regime(self.lp.spec, eps):  # large ε: lp.tiny answers
+        if method not in METHODS:
+            check_method(method)  # bad input naming the valid methods
+        if method != "lp" and not in_tiny_regime(self.lp.spec, eps):  # large ε: lp.tiny answers
             res = self._theorem(eps)
             if res is not None:
                 return res
-            if path == "theorem":
+            if method == "theorem":
                 raise InvalidInputError(
                     f"the theorem path of PD-I needs ε ≥ ε̃_X = {self.eps_tilde:.6g} (Wang, Ying & Zhang 2016, Lemma 4)"
                 )

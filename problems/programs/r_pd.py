@@ -8,7 +8,7 @@ Relaxing PD-I's marginal constraint (11) to total mass one (23) gives, in the jo
     \ \text{s.t.}\ q(x,y) \le e^{\epsilon} q(x',y)\ (x \sim x'),\ \textstyle\sum_{x,y} q(x,y) = 1,
 
 whose optimum is :math:`h(\epsilon) = n/(1+e^\epsilon/(m-1))` (Lemma 1).  By default the theorem path returns
-it with the kernel joint e^{−εd}/(N(1+(m−1)e^{−ε})ⁿ), verified; ``path="lp"`` solves the LP.  R-PD does not
+it with the kernel joint e^{−εd}/(N(1+(m−1)e^{−ε})ⁿ), verified; ``method="lp"`` solves the LP.  R-PD does not
 involve the prior; the optimal joint induces its own input marginal, reported as ``extras["p_x"]``, and the
 mechanism :math:`p_{Y|X} = q/p_X` is with respect to it.
 """
@@ -23,9 +23,9 @@ from ..errors import InvalidInputError
 from ..lp.tiny import in_tiny_regime
 from ..resources import require_dense_lp
 from ..result import SolveResult
+from ..solve_choice import METHODS, check_method, method_from_path
 from ..solvers.backends import check_solver
 from ._lp_result import lp_result, theorem_result
-from .pd_dp import check_path
 from .ratio_lp import RatioLP
 from .theorem import safe_h_lower, small_eps, theorem_point
 
@@ -50,8 +50,13 @@ class RPD:
         p_x = q.sum(axis=1)
         return p_x, q / p_x[:, None]
 
-    def solve(self, eps: float, *, solver: str | None = None, path: str = "auto") -> SolveResult:
-        """Minimum of R-PD (= h(ε) by Lemma 1) and an optimal joint, with proved bounds."""
+    def solve(
+        self, eps: float, *, solver: str | None = None, method: str = "auto", path: str | None = None
+    ) -> SolveResult:
+        """Minimum of R-PD (= h(ε) by Lemma 1) and an optimal joint, with proved bounds.  ``method`` and
+        ``solver``: :mod:`problems.dispatch` (``path``: deprecated)."""
+        if path is not None:  # the deprecated name of method=
+            method = method_from_path(method, path)
         eps = check_eps(eps)
         n, m, N = self.space.n, self.space.m, self.space.size
         lower = safe_h_lower(eps, n, m)
@@ -77,7 +82,9 @@ class RPD:
                 "feasible, and h(ε) is a lower bound (Wang, Ying & Zhang 2016 Lemma 1)",
                 extras={"p_x": p_x},
             )
-        if check_path(path) != "lp" and not in_tiny_regime(self.lp.spec, eps):  # large ε: lp.tiny answers
+        if method not in METHODS:
+            check_method(method)  # bad input naming the valid methods
+        if method != "lp" and not in_tiny_regime(self.lp.spec, eps):  # large ε: lp.tiny answers
             q0 = apply_kron(kernel(eps, m), np.eye(N), n) / N
             got = theorem_point(self.lp.spec, eps, q0.ravel(), lower)
             if got is not None:
@@ -96,8 +103,8 @@ class RPD:
                     "variable)",
                     extras={"p_x": p_x},
                 )
-            if path == "theorem":
-                raise InvalidInputError("the kernel joint could not be verified at this ε; use path='lp'")
+            if method == "theorem":
+                raise InvalidInputError("the kernel joint could not be verified at this ε; use method='lp'")
         sol = self.lp.solve(eps, solver=solver or self.solver, known_lower=lower)
         q = sol.Z / sol.Z.sum()
         p_x, W = self._split(q)

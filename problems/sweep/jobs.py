@@ -19,9 +19,9 @@ from typing import Any
 import numpy as np
 
 from ..database import DatabaseSpace
-from ..errors import InfeasibleProgramError, PrivacyToolkitError, ProblemTooLargeError
+from ..errors import InfeasibleProgramError, InvalidInputError, PrivacyToolkitError, ProblemTooLargeError
 from ..lp.status import decide_status
-from ..orbit.dispatch import SYMMETRIC_SPECS
+from ..prior_spec import SYMMETRIC_SPECS, spec_kind
 from ..resources import BASE_MEMORY, BYTES_PER_REDUCED_VARIABLE, dense_lp_memory, reduced_lp_variables
 from .grid import Point
 
@@ -49,22 +49,18 @@ COLUMNS = (
 )
 
 
-def _kind(spec: str) -> str:
-    return spec.split(":", 1)[0].strip().lower()
-
-
 def _reduced_path(point: Point) -> bool:
     if point.path in ("dense",) or point.program in ("design", "c1-dp", "model"):
         return False
-    return _kind(point.prior) in SYMMETRIC_SPECS or point.program == "r-pd"
+    return spec_kind(point.prior) in SYMMETRIC_SPECS or point.program == "r-pd"
 
 
 def build_prior(point: Point, *, dense: bool):  # noqa: ANN201
     """The prior of ``point``: a SymmetricPrior (never the mⁿ pmf) unless ``dense`` is asked for."""
-    from ..orbit.dispatch import prior_from_spec
+    from ..dispatch import prior_from_spec
     from ..priors import from_pmf
 
-    if _kind(point.prior) == "dirichlet":
+    if spec_kind(point.prior) == "dirichlet":
         space = DatabaseSpace(point.n, point.m)
         space.require_dense()
         _, a, s = point.prior.split(":")
@@ -155,32 +151,46 @@ def _from_result(point: Point, res, seconds: float, value=None, bounds=None) -> 
 
 
 def _solve_program(point: Point) -> tuple[Any, Any]:
-    """Build and solve a pd-dp / pd-i / r-pd / pd-mip point through the library's dispatch."""
-    from ..orbit import make_program
-    from ..orbit.dispatch import program_from_spec, solve_from_spec
+    """Build and solve a pd-dp / pd-i / r-pd / pd-mip point through the library's dispatch.
+
+    The point's ``path`` is the sweep spec's choice: a formulation (dense, reduced) or a method (lp, theorem).
+    """
+    from ..dispatch import make_program, solve_spec
+    from ..solve_choice import split_path
 
     value = point.distortion if point.program == "pd-mip" else point.eps
     assert value is not None  # Point requires ε or D for its program
-    if _kind(point.prior) != "dirichlet":
-        built = program_from_spec(
-            point.program, point.prior, point.n, point.m, point.path, solver=point.solver
+    formulation, method = split_path(point.path)
+    if spec_kind(point.prior) != "dirichlet":
+        if point.program == "pd-mip" and method != "auto":
+            raise InvalidInputError(
+                f"--path {method} does not apply to pd-mip (it has no theorem path); use auto, dense or reduced"
+            )
+        built, res = solve_spec(
+            point.program,
+            point.prior,
+            point.n,
+            point.m,
+            value,
+            formulation=formulation,
+            method=method,
+            solver=point.solver,
         )
-        return built.program, solve_from_spec(built, value)
-    method = point.path if point.path in ("lp", "theorem") else "auto"
-    prog = make_program(point.program, build_prior(point, dense=True), path="dense", solver=point.solver)
-    return prog, (prog.solve(value) if point.program == "pd-mip" else prog.solve(value, path=method))
+        return built.program, res
+    prog = make_program(point.program, build_prior(point, dense=True), "dense", solver=point.solver)
+    return prog, (prog.solve(value) if point.program == "pd-mip" else prog.solve(value, method=method))
 
 
 def _inverse(point: Point) -> dict:
     """ε*(D) by inversion of PD-DP (``eps-d``) or PD-I (``eps-i``); bounds are the final bracket."""
+    from ..dispatch import make_program
     from ..inverse import privacy_for_distortion
-    from ..orbit import make_program
     from ..orbit.scale_figure import eps_star_curve
 
     name = "pd-dp" if point.program == "eps-d" else "pd-i"
     dense = point.path == "dense" or not _reduced_path(point)
     prior = build_prior(point, dense=dense)
-    prog = make_program(name, prior, path="dense" if dense else "reduced", solver=point.solver)
+    prog = make_program(name, prior, "dense" if dense else "reduced", solver=point.solver)
     t0 = time.perf_counter()
     assert point.distortion is not None  # Point requires D for eps-d / eps-i
     D = float(point.distortion)
@@ -267,7 +277,6 @@ def _model(point: Point) -> dict:
     import tomllib
     from pathlib import Path
 
-    from ..errors import InvalidInputError
     from ..model.cli import model_from_spec
 
     path = Path(point.prior.split(":", 1)[1])

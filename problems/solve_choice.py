@@ -1,0 +1,83 @@
+"""The values of the three solve-choice parameters, and the mapping of the old ``path=`` keyword.
+
+The parameters are documented once, in :mod:`problems.dispatch`: ``formulation=`` (``"auto"`` | ``"dense"`` |
+``"reduced"``), ``method=`` (``"auto"`` | ``"lp"`` | ``"theorem"``) and ``solver=`` (a back end name).  This
+module holds what the programs need to check them without importing the dispatcher (which imports the
+programs): the tuples of valid values, their checks, and the translation of the deprecated ``path=`` keyword
+(one release, with a :class:`DeprecationWarning`).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+from .errors import InvalidInputError
+
+__all__ = [
+    "FORMULATIONS",
+    "METHODS",
+    "LEGACY_PATHS",
+    "check_formulation",
+    "check_method",
+    "split_path",
+    "method_from_path",
+    "formulation_from_path",
+]
+
+#: ``formulation=``: the orbit-reduced program where it applies (auto), the N×N program, or the reduced one.
+FORMULATIONS = ("auto", "dense", "reduced")
+#: ``method=``: a closed form where one applies, else the LP (auto); always the LP; only the closed form.
+METHODS = ("auto", "lp", "theorem")
+#: The old ``path``/``--path`` values: a formulation or a method (deprecated).
+LEGACY_PATHS = ("auto", "dense", "reduced", "lp", "theorem")
+
+
+def check_formulation(formulation: str) -> str:
+    if formulation not in FORMULATIONS:
+        raise InvalidInputError(f"formulation must be one of {FORMULATIONS}, got {formulation!r}")
+    return formulation
+
+
+def check_method(method: str) -> str:
+    if method not in METHODS:
+        raise InvalidInputError(f"method must be one of {METHODS}, got {method!r}")
+    return method
+
+
+def split_path(path: str) -> tuple[str, str]:
+    """``(formulation, method)`` of an old ``path``/``--path`` value: dense/reduced/auto or theorem/lp."""
+    if path not in LEGACY_PATHS:
+        raise InvalidInputError(f"path must be one of {LEGACY_PATHS}, got {path!r}")
+    if path in ("lp", "theorem"):
+        return "auto", path
+    return path, "auto"
+
+
+def _deprecated(old: str, new: str, stacklevel: int) -> None:
+    warnings.warn(
+        f"the keyword {old} is deprecated and will be removed in the next release; use {new}",
+        DeprecationWarning,
+        stacklevel=stacklevel + 1,
+    )
+
+
+def method_from_path(method: str, path: str | None, *, stacklevel: int = 3) -> str:
+    """The ``method=`` of a ``solve(eps, …)`` call, ``path=`` (deprecated) included (not yet checked)."""
+    if path is not None:
+        _deprecated(f"path={path!r}", f"method={path!r}", stacklevel)
+        if method not in ("auto", path):
+            raise InvalidInputError(f"path={path!r} and method={method!r} disagree; pass method= only")
+        method = path
+    return method
+
+
+def formulation_from_path(formulation: str, path: str | None, *, stacklevel: int = 3) -> str:
+    """The ``formulation=`` of a ``make_program`` call, ``path=`` (deprecated) included (not yet checked)."""
+    if path is not None:
+        _deprecated(f"path={path!r}", f"formulation={path!r}", stacklevel)
+        if formulation not in ("auto", path):
+            raise InvalidInputError(
+                f"path={path!r} and formulation={formulation!r} disagree; pass formulation= only"
+            )
+        formulation = path
+    return formulation
