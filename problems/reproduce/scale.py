@@ -56,7 +56,7 @@ def scale_figure(
     xtol: float = 1e-6,
     programs: Sequence[str] = ("dp", "i"),
     include: Sequence[str | Path] | None = None,
-    report=None,
+    report: Section | None = None,
     sweep_out: str | Path | None = None,
     scheduler: str | None = None,
     workers: int | None = None,
@@ -71,13 +71,12 @@ def scale_figure(
     (:data:`PRECOMPUTED_CSV`) are an independently computed test reference, not a figure input.  With ``sweep_out``
     every point is a sweep point (:func:`problems.sweep.studies.scale_rows_via_sweep`) kept in that directory,
     on a LocalCluster of ``workers`` or the ``scheduler`` given (``reproduce --full`` does this for n = 200).
-    With ``report`` (a
-    :class:`problems.reproduce.report.Section`) the Theorem 1 checks and the prose of the report section are recorded.
+    With ``report`` (a :class:`~problems.reproduce.report.Section`) the Theorem 1 checks and the prose of the
+    report section are recorded.
     ``prior`` (a symmetric prior spec) replaces the i.i.d. prior ``row``; the files are ``name``.csv/.png/.svg.
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    rows: list[dict] = []
     if sweep_out is not None:  # every (n, program, D/n) a keyed sweep point: Dask, resumable (docs/sweeps.md)
         rows = scale_rows_via_sweep(
             ns,
@@ -90,29 +89,45 @@ def scale_figure(
             echo=lambda line: progress(f"  {line}"),
             progress=False,
         )
-    for n in ns if sweep_out is None else ():
-        for prog in programs:
-            try:
-                rows.extend(scale_rows(n, prog, levels, row=row, xtol=xtol, progress=progress, prior=prior))
-            except InfeasibleProgramError as exc:  # pragma: no cover - defensive
-                progress(f"  skipped: {exc}")
-    if include is None:
-        include = []  # the shipped n = 200 rows are a test reference, not a figure input
-    pre: list[dict] = []
-    for path in include:
-        pre.extend(r for r in read_rows(path) if r["n"] not in ns)
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=FIELDS, lineterminator="\n", extrasaction="ignore")
-    w.writeheader()
-    w.writerows(rows)
-    w.writerows(pre)
-    csv_path = atomic_write_text(out / f"{name}.csv", buf.getvalue())
+    else:
+        rows = _rows_in_process(ns, programs, levels, row=row, xtol=xtol, progress=progress, prior=prior)
+    # the shipped n = 200 rows are a test reference, not a figure input: no precomputed rows by default
+    pre = [r for path in include or () for r in read_rows(path) if r["n"] not in ns]
+    csv_path = _write_rows(out / f"{name}.csv", rows + pre)
     label = f"i.i.d. prior {tuple(row)}" if prior is None else f"prior {prior}"
     fig = scale_plot(rows + pre, computed_ns=ns, row=row, levels=levels, label=label)
     paths = [csv_path, *save_figure(fig, out / name, dpi=130)]
     if report is not None:
         _record(report, rows + pre, ns, label, paths[1], iid=prior is None)
     return paths
+
+
+def _rows_in_process(
+    ns: Sequence[int],
+    programs: Sequence[str],
+    levels: Sequence[float],
+    *,
+    progress: Callable[[str], object],
+    **kwargs,  # noqa: ANN003
+) -> list[dict]:
+    """:func:`~problems.orbit.scale.scale_rows` for every n and program, in this process."""
+    rows: list[dict] = []
+    for n in ns:
+        for prog in programs:
+            try:
+                rows.extend(scale_rows(n, prog, levels, progress=progress, **kwargs))
+            except InfeasibleProgramError as exc:  # pragma: no cover - defensive
+                progress(f"  skipped: {exc}")
+    return rows
+
+
+def _write_rows(path: Path, rows: list[dict]) -> Path:
+    """The rows as CSV with the columns :data:`~problems.orbit.scale.FIELDS` (other keys dropped)."""
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=FIELDS, lineterminator="\n", extrasaction="ignore")
+    w.writeheader()
+    w.writerows(rows)
+    return atomic_write_text(path, buf.getvalue())
 
 
 def mixture_scale_figure(
