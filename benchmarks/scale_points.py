@@ -3,10 +3,10 @@
 Run: ``python benchmarks/scale_points.py OUT.csv --n 200 --program dp --levels 0.2 0.28``.
 
 For each level δ the reduced LP (PD-DP or PD-I, i.i.d. row (0.3, 0.7)) is solved once, at the start point of
-:func:`problems.orbit.scale_figure.eps_star_curve`, x = h⁻¹(δn); f = D*(x) − δn and the envelope slope
+:func:`problems.orbit.scale.eps_star_curve`, x = h⁻¹(δn); f = D*(x) − δn and the envelope slope
 g = dD*/dε give ε* ≈ x − f/g (one Newton step; |f/g| is reported).  A row is appended to OUT.csv as soon as
-its LP finishes (fields of ``scale_figure.FIELDS`` plus ``f`` and ``newton_step``).  The full safeguarded
-iteration (``python -m problems.orbit.scale_figure --ns 200``) would spend further 15-minute solves only to move
+its LP finishes (fields of ``problems.orbit.scale.FIELDS`` plus ``f`` and ``newton_step``).  The full safeguarded
+iteration (``python -m problems.reproduce.scale OUT --ns 200``) would spend further 15-minute solves only to move
 ε* by |f/g| ~ 1e-7.
 """
 
@@ -20,7 +20,7 @@ from pathlib import Path
 
 from problems.closed_forms import h_inv
 from problems.orbit import ReducedPDDP, ReducedPDI, symmetric_iid
-from problems.orbit.scale_figure import FIELDS, _value_and_slope
+from problems.orbit.scale import FIELDS, _value_and_slope
 
 
 def main() -> None:

@@ -22,7 +22,7 @@ import numpy as np
 from problems import DatabaseSpace
 from problems.design import design_problem
 from problems.design.compare import comparison_table
-from problems.design.figures import comparison_figure
+from problems.reproduce.figures import comparison_figure
 
 problem = design_problem(DatabaseSpace(4, 2), "count")
 rows = comparison_table(problem, np.round(np.linspace(0.05, 0.6, 6), 3), factor=True)

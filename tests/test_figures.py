@@ -10,10 +10,15 @@ from matplotlib.figure import Figure
 
 from problems import DatabaseSpace, priors
 from problems.curves import privacy_distortion_curve
-from problems.design.figures import comparison_figure, privacy_distortion_ip_figure
-from problems.information.figures import calibration_data, calibration_figure
-from problems.orbit.scale_figure import PRECOMPUTED_CSV, read_rows, scale_plot
+from problems.orbit.scale import PRECOMPUTED_CSV, read_rows
 from problems.plotting import h_figure, privacy_distortion_figure, save_figure
+from problems.reproduce.figures import (
+    calibration_figure,
+    comparison_figure,
+    privacy_distortion_ip_figure,
+    scale_plot,
+)
+from problems.reproduce.information import calibration_data
 
 UNITS = ("(nats)", "rows)", "(probability)", "per row)", "(bits)")
 

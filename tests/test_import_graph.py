@@ -16,18 +16,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("problems", "ipopt_models")
 
-#: Cycles allowed for now, each as the sorted tuple of the modules of its strongly connected component.
-ALLOWED: set[tuple[str, ...]] = {
-    # orbit/scale_figure.py ↔ sweep: the n = 200 figure runs a sweep whose jobs call back into the figure's
-    # ε*(D) search; it goes when scale_figure moves out of the library (into problems/reproduce/)
-    (
-        "problems.orbit.scale_figure",
-        "problems.sweep.jobs",
-        "problems.sweep.runner",
-        "problems.sweep.store",
-        "problems.sweep.studies",
-    ),
-}
+#: Cycles allowed, each as the sorted tuple of the modules of its strongly connected component: none.
+ALLOWED: set[tuple[str, ...]] = set()
 
 
 def _modules() -> dict[str, Path]:

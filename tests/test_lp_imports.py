@@ -73,8 +73,14 @@ def test_moved_names_of_problems_lp_warn_and_forward() -> None:
     assert _run(code) == "True 2"
 
 
-#: Deprecated module paths of other moves (the dispatcher left ``orbit``).
-OTHER_SHIMS = ["problems.orbit.dispatch"]
+#: Deprecated module paths of other moves (the dispatcher left ``orbit``; the applications left the library).
+OTHER_SHIMS = [
+    "problems.orbit.dispatch",
+    "problems.orbit.scale_figure",
+    "problems.information.figures",
+    "problems.design.figures",
+    "problems.report",
+]
 
 
 def test_the_library_never_imports_an_old_path() -> None:

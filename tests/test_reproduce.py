@@ -11,11 +11,12 @@ from pathlib import Path
 import pytest
 
 import problems.reproduce as rp
-from problems.report import MANIFEST, Check, Section, prune_stale, verdict_table
-from problems.reproduce import reproduce
+import problems.reproduce.wang2016 as w16
+from problems.reproduce import SectionSpec, reproduce
+from problems.reproduce.report import MANIFEST, Check, Section, prune_stale, verdict_table
 
 ROOT = Path(__file__).resolve().parents[1]
-_CORE = rp._core_sections
+_SPECS = rp.section_specs
 
 
 @pytest.fixture(scope="module")
@@ -122,18 +123,17 @@ def test_uniform_figure_has_equal_curves(out):
 
 def _only_core(monkeypatch, broken: str | None = None):
     """Keep the reproduction to its fast core sections; make ``broken`` raise."""
-    monkeypatch.setattr(rp, "_sections", lambda: [])
-    core = _CORE
 
-    def patched(out, progress, *, quick):
-        sections = [s for s in core(out, progress, quick=quick) if s[0].startswith(("h(ε)", "R-PD"))]
+    def boom(sec, ctx):
+        raise RuntimeError("simulated failure")
 
-        def boom(sec):
-            raise RuntimeError("simulated failure")
+    def patched(ctx):
+        specs = [s for s in _SPECS(ctx) if s.title.startswith(("h(ε)", "R-PD"))]
+        return [
+            SectionSpec(s.title, boom, s.needs) if s.title.startswith(broken or "\0") else s for s in specs
+        ]
 
-        return [(t, boom if t.startswith(broken or "\0") else f) for t, f in sections]
-
-    monkeypatch.setattr(rp, "_core_sections", patched)
+    monkeypatch.setattr(rp, "section_specs", patched)
 
 
 def test_failed_section_is_reported_and_not_ok(tmp_path, monkeypatch):
@@ -155,14 +155,14 @@ def test_cli_exits_nonzero_when_a_section_fails(tmp_path, monkeypatch, capsys):
 
 def test_failed_check_is_not_ok(tmp_path, monkeypatch):
     _only_core(monkeypatch)
-    real = rp.rpd_table
+    real = w16.rpd_table
 
     def wrong():
         rows = real()
         rows[0]["abs_diff"] = 1.0  # a claim that does not hold
         return rows
 
-    monkeypatch.setattr(rp, "rpd_table", wrong)
+    monkeypatch.setattr(w16, "rpd_table", wrong)
     result = reproduce(tmp_path, progress=lambda s: None)
     assert not result.ok and [c.claim for c in result.failed_checks] == ["R-PD optimum = h(ε)"]
     assert "(quick run)" not in (tmp_path / "REPORT.md").read_text()
@@ -181,8 +181,8 @@ def test_verdict_table_marks():
 def test_library_does_not_touch_global_matplotlib_state():
     code = (
         "import matplotlib; matplotlib.use('pdf'); "
-        "import problems.reproduce, problems.plotting, problems.information.figures, problems.design.figures, "
-        "problems.orbit.scale_figure; "
+        "import problems.reproduce, problems.plotting, problems.reproduce.information, problems.reproduce.design, "
+        "problems.reproduce.scale, problems.reproduce.figures; "
         "from problems.plotting import plot_h; import tempfile, os; d = tempfile.mkdtemp(); "
         "plot_h(3, 2, os.path.join(d, 'h')); import sys; "
         "print(matplotlib.get_backend(), 'matplotlib.pyplot' in sys.modules)"
@@ -194,9 +194,11 @@ def test_library_does_not_touch_global_matplotlib_state():
 
 def test_section_without_its_dependency_is_named(tmp_path, monkeypatch):
     _only_core(monkeypatch)
+    ipopt = [s for s in _SPECS(rp.Context(tmp_path)) if "IPOPT" in s.title]
     monkeypatch.setattr(
-        rp, "_sections", lambda: [("IPOPT things", "the ipopt extra (casadi) is not installed", {})]
+        rp, "section_specs", lambda ctx: [SectionSpec("IPOPT things", ipopt[0].run, ipopt[0].needs)]
     )
+    monkeypatch.setitem(sys.modules, "casadi", None)  # `import casadi` fails as if it were not installed
     result = reproduce(tmp_path, progress=lambda s: None, quick=True)
     text = (tmp_path / "REPORT.md").read_text()
     assert result.ok

@@ -1,4 +1,4 @@
-"""Command line for optimal information-private mechanism design (figures: :mod:`problems.design.figures`).
+"""Command line for optimal information-private mechanism design (figures: :mod:`problems.reproduce.design`).
 
 ``design --query {identity,count,sum,max,min} --n N --m M --eps E [--distortion {hamming,absolute,squared}]
 [--outputs K] [--prior SPEC] [--factor-through-query] [--worst-case] [--method {auto,full,cg}]

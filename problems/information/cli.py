@@ -11,7 +11,7 @@
     Parameter giving C₁ ≤ ε: p* of (57), λ = 1/N of (83) (needs ``--k``, the number of outputs), N of (117)
     (needs ``--T``, the output range being [-T, T]).  ε in nats.
 
-The reproduction section (tables and figure) is :func:`problems.information.figures.reproduce_section`.
+The reproduction section (tables and figure) is :func:`problems.reproduce.information.reproduce_section`.
 """
 
 from __future__ import annotations

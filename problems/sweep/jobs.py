@@ -185,7 +185,7 @@ def _inverse(point: Point) -> dict:
     """ε*(D) by inversion of PD-DP (``eps-d``) or PD-I (``eps-i``); bounds are the final bracket."""
     from ..dispatch import make_program
     from ..inverse import privacy_for_distortion
-    from ..orbit.scale_figure import eps_star_curve
+    from ..orbit.scale import eps_star_curve
 
     name = "pd-dp" if point.program == "eps-d" else "pd-i"
     dense = point.path == "dense" or not _reduced_path(point)

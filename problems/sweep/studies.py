@@ -105,7 +105,7 @@ def scale_rows_via_sweep(
     progress: bool = True,
     echo: Callable[[str], object] | None = None,
 ) -> list[dict]:
-    """Rows of the orbit-scale figure (:data:`problems.orbit.scale_figure.FIELDS`), one sweep point each."""
+    """Rows of the orbit-scale figure (:data:`problems.orbit.scale.FIELDS`), one sweep point each."""
     from ..closed_forms import h_inv
 
     prior = "iid:" + _fmt(row)
@@ -152,7 +152,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     import csv
 
     from ..export import atomic_write_text
-    from ..orbit.scale_figure import DEFAULT_LEVELS
+    from ..orbit.scale import DEFAULT_LEVELS
 
     ap = argparse.ArgumentParser(prog="python -m problems.sweep.studies")
     sub = ap.add_subparsers(dest="what", required=True)

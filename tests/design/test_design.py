@@ -332,7 +332,7 @@ def _import_cli_in_fresh_interpreter() -> list[str]:
 
     code = (
         "import sys; import problems.design.cli as c; "
-        "import problems.design.figures as f; "
+        "import problems.reproduce.design as f; "
         "print('cvxpy' in sys.modules, hasattr(c, 'register'), hasattr(f, 'reproduce_section'))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -357,7 +357,7 @@ def test_cli_module_import_does_not_import_cvxpy():
 
 @pytest.mark.slow
 def test_reproduce_section(tmp_path):
-    from problems.design.figures import reproduce_section
+    from problems.reproduce.design import reproduce_section
 
     paths = reproduce_section(tmp_path, lambda s: None)
     assert all(p.exists() for p in paths)

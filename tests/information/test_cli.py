@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from problems.information.cli import register
-from problems.information.figures import reproduce_section
+from problems.reproduce.information import reproduce_section
 
 
 def _run(argv, capsys):

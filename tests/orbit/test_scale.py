@@ -76,7 +76,7 @@ def test_pd_dp_n50_m2():
 def test_eps_star_curve_newton_n10():
     """ε*(D) by safeguarded Newton: = h⁻¹(D) below D/n = 0.3 (row (0.3, 0.7)), 0 / ε_X above (PD-DP / PD-I)."""
     from problems.closed_forms import h_inv
-    from problems.orbit.scale_figure import eps_star_curve
+    from problems.orbit.scale import eps_star_curve
 
     n = 10
     prior = symmetric_iid(n, [0.3, 0.7])
@@ -106,7 +106,8 @@ def test_pd_dp_m3_n10():
 
 def test_scale_figure_merges_precomputed_rows(tmp_path):
     """Rows of an earlier run (other n) are added to the CSV and the figure; rows for computed n are not."""
-    from problems.orbit.scale_figure import FIELDS, read_rows, scale_figure
+    from problems.orbit.scale import FIELDS, read_rows
+    from problems.reproduce.scale import scale_figure
 
     pre = tmp_path / "pre.csv"
     with pre.open("w") as fh:
@@ -172,7 +173,7 @@ def _pd_dp_exact(eps: float, n: int) -> float:
 def _shipped_rows() -> list[dict]:
     import csv
 
-    from problems.orbit.scale_figure import PRECOMPUTED_CSV
+    from problems.orbit.scale import PRECOMPUTED_CSV
 
     if not PRECOMPUTED_CSV.exists():
         pytest.skip("no precomputed n = 200 rows shipped")

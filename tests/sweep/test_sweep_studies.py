@@ -65,7 +65,8 @@ def test_curve_command_runs_through_the_sweep_and_resumes(tmp_path, capsys):
 
 
 def test_scale_figure_through_the_sweep_equals_the_in_process_rows(tmp_path):
-    from problems.orbit.scale_figure import read_rows, scale_figure
+    from problems.orbit.scale import read_rows
+    from problems.reproduce.scale import scale_figure
 
     kw = dict(ns=(6,), levels=(0.1, 0.35), include=(), progress=lambda s: None)
     scale_figure(tmp_path / "a", sweep_out=tmp_path / "pts", scheduler="synchronous", **kw)
