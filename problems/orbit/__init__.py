@@ -34,7 +34,6 @@ _LAZY: dict[str, str] = {
     "lift_mechanism": ".lift",
     "sample": ".lift",
     "ReducedLP": ".reduced_lp",
-    "ReducedLPSolution": ".reduced_lp",  # deprecated: problems.lp.LPSolution
     "SymmetricPrior": ".symmetric_prior",
     "as_symmetric": ".symmetric_prior",
     "parse_symmetric_prior": ".symmetric_prior",
@@ -46,7 +45,18 @@ _LAZY: dict[str, str] = {
     "compositions": ".types",
 }
 
-__getattr__, __dir__ = lazy_exports(__name__, globals(), _LAZY)
+_lazy_getattr, __dir__ = lazy_exports(__name__, globals(), _LAZY)
+
+
+def __getattr__(name: str) -> object:
+    """The lazily loaded names, and ``ReducedLPSolution``: deprecated alias of :class:`problems.lp.LPSolution`
+    (warns)."""
+    if name == "ReducedLPSolution":
+        from . import reduced_lp
+
+        return reduced_lp.__getattr__(name)
+    return _lazy_getattr(name)
+
 
 if TYPE_CHECKING:  # the lazily loaded names, for type checkers
     from .dispatch import PATHS, make_program, resolve_path
