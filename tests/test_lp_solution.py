@@ -68,6 +68,7 @@ def test_dense_and_reduced_programs_return_the_one_solution_type():
         ("problems.programs.ratio_lp", "RatioLPSolution"),
         ("problems.programs", "RatioLPSolution"),
         ("problems.orbit.reduced_lp", "ReducedLPSolution"),
+        ("problems.orbit", "ReducedLPSolution"),
     ],
 )
 def test_old_solution_names_warn_and_are_the_one_type(module, name):

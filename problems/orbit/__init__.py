@@ -17,7 +17,18 @@ from typing import TYPE_CHECKING
 from .._lazy import lazy_exports
 
 # Imported on first use (PEP 562): the command line reaches the dispatcher without loading the solvers.
-__getattr__, __dir__ = lazy_exports(__name__, globals())
+_lazy_getattr, __dir__ = lazy_exports(__name__, globals())
+
+
+def __getattr__(name: str) -> object:
+    """The lazily loaded names, and ``ReducedLPSolution``: deprecated alias of :class:`problems.lp.LPSolution`
+    (warns)."""
+    if name == "ReducedLPSolution":
+        from . import reduced_lp
+
+        return reduced_lp.__getattr__(name)
+    return _lazy_getattr(name)
+
 
 if TYPE_CHECKING:  # the lazily loaded names: for type checkers, and the table lazy_exports reads
     from ..dispatch import make_program
