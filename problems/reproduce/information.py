@@ -177,7 +177,7 @@ def _gaussian_noise(out: Path, sec: Section) -> list[Path]:
 
 def _theorem1(out: Path, sec: Section, rng: np.random.Generator) -> list[Path]:
     """Max-information privacy equals the DP level under independent records (Theorem 1)."""
-    rows = []
+    rows: list[list[Any]] = []
     for t in range(3):
         W = rng.dirichlet(np.ones(3) * 2, size=(2, 2))
         mi = max_information_independent(W)
