@@ -185,9 +185,7 @@ def resolve_formulation(
     if formulation not in FORMULATIONS:
         raise InvalidInputError(f"formulation must be one of {FORMULATIONS}, got {formulation!r}")
     symmetric = entry.prior_free or _kind(prior) in SYMMETRIC_KINDS
-    iid = (
-        entry.reduced_needs_iid and not isinstance(prior, DatabaseSpace) and iid_row_pmf(prior) is not None  # type: ignore[arg-type]
-    )
+    iid = entry.reduced_needs_iid and not isinstance(prior, DatabaseSpace) and iid_row_pmf(prior) is not None
     if formulation == "auto":
         return "reduced" if symmetric and (not entry.reduced_needs_iid or iid) else "dense"
     if formulation == "reduced":

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Self
 
 import numpy as np
 
@@ -112,7 +112,7 @@ class SolveResult:
         duals: dict[str, Any] | None = None,
         unit: str = "rows",
         extras: dict[str, Any] | None = None,
-    ) -> SolveResult:
+    ) -> Self:
         """The result of a mechanism under the input law ``p_x``: :attr:`p_y` = p_X W and :attr:`posterior`
         come from :meth:`Mechanism.output_distribution` and :meth:`Mechanism.posterior` (neither when ``p_x``
         is ``None``, e.g. a mechanism on types rather than databases)."""
@@ -150,7 +150,7 @@ class SolveResult:
         value: float | None = None,
         bounds: Bounds | None = None,
         certificate: Certificate | None = None,
-    ) -> SolveResult:
+    ) -> Self:
         """The result of a ratio LP (dense or orbit-reduced): :meth:`from_mechanism` with the LP's status,
         value, bounds, certificate and multipliers (``ratio``, ``normalisation``, ``nonnegativity``); a
         program that changed the point after the LP (an exact lift) passes the new status, value, bounds and
