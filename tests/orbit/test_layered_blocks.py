@@ -33,9 +33,14 @@ def test_m2_blocks_are_layered_and_m3_blocks_are_not():
         RaggedBlockSystem(spec3.c, spec3.A, spec3.b, spec3.src, spec3.dst, spec3.kappa, math.e, layered=True)
 
 
+@pytest.mark.parametrize("tile", [0, 1, 2])
 @pytest.mark.parametrize("n", [3, 7, 12])
-def test_layered_solves_equal_dense_solves_of_the_normal_equations(n):
-    """H⁻¹f, A H⁻¹ f and the Schur complement against a dense NumPy factorisation of the same H."""
+def test_layered_solves_equal_dense_solves_of_the_normal_equations(n, tile, monkeypatch):
+    """H⁻¹f, A H⁻¹ f and the Schur complement against a dense NumPy factorisation of the same H (the Schur
+    complement by banded triangular solves, tile = 0, and by level-3 tiles of 1 and 2 bandwidths)."""
+    import problems.ipm.layered as layered
+
+    monkeypatch.setattr(layered, "TILE_ROWS", tile)
     rng = np.random.default_rng(n)
     spec = ReducedPDI(parse_symmetric_prior(MIXTURE, n, 2)).lp.spec
     sysm = RaggedBlockSystem(spec.c, spec.A, spec.b, spec.src, spec.dst, spec.kappa, math.exp(1.3))
