@@ -1,7 +1,7 @@
 """The m = 2 layered block interior-point method alone, with the certificate as its stopping rule.
 
 Run: ``python benchmarks/bench_block_ipm.py --n 100 [--program pd-i] [--prior mixture:0.5,0.5/0.8,0.2/0.3,0.7]
-[--eps 1.5] [--breakdown]``.
+[--eps 1.5] [--breakdown] [--krylov 6] [--tile 2]``.
 
 Builds the reduced LP (``prog.lp.spec``), then calls :func:`problems.ipm.block.solve_block_lp` with
 ``enough`` = the toolkit's certificate (:func:`problems.lp.bounds.certify`), as the chain does on its first
@@ -9,7 +9,9 @@ attempt.  Prints one JSON line: iterations, CPU seconds of the solve (``time.pro
 processes on a shared machine do not inflate it), wall seconds, peak RSS of the process, whether the returned
 point certifies, and its certified bounds.  ``--breakdown`` adds the CPU time (main thread) spent in the
 factorisations and in the Newton solves, and the number of solves (refinement steps included).  PD-I's ε is
-ε_X + ``--eps``; PD-DP's is ``--eps``.
+ε_X + ``--eps``; PD-DP's is ``--eps``.  ``--krylov K`` sets :data:`problems.ipm.iteration.KRYLOV_DIM` (0:
+Richardson refinement) and ``--tile T`` :data:`problems.ipm.layered.TILE_ROWS` (0: banded triangular solves),
+to reproduce the before/after numbers of ``docs/benchmarks.md``.
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ def main() -> None:
     ap.add_argument("--prior", default="iid:0.3,0.7")
     ap.add_argument("--eps", type=float, default=None, help="PD-DP: ε (1.5); PD-I: offset from ε_X (0.3)")
     ap.add_argument("--breakdown", action="store_true")
+    ap.add_argument("--krylov", type=int, default=None, help="GMRES corrections per cycle (0: Richardson)")
+    ap.add_argument("--tile", type=int, default=None, help="tile rows per bandwidth (0: dtbtrs)")
     args = ap.parse_args()
 
     import numpy as np
@@ -38,6 +42,10 @@ def main() -> None:
     from problems.orbit import ReducedPDDP, ReducedPDI
     from problems.orbit.symmetric_prior import parse_symmetric_prior
 
+    if args.krylov is not None:
+        iteration.KRYLOV_DIM = args.krylov
+    if args.tile is not None:
+        layered.TILE_ROWS = args.tile
     sym = parse_symmetric_prior(args.prior, args.n, 2)
     if args.program == "pd-i":
         prog = ReducedPDI(sym)
@@ -92,6 +100,8 @@ def main() -> None:
         "prior": args.prior,
         "n": args.n,
         "eps": eps,
+        "krylov": iteration.KRYLOV_DIM,
+        "tile": layered.TILE_ROWS,
         "iterations": iters,
         "cpu_s": round(cpu, 2),
         "wall_s": round(wall, 2),

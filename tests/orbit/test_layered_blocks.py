@@ -121,9 +121,14 @@ def test_enough_ends_the_iteration_at_the_first_iterate_it_accepts(highs_optimum
     assert abs(spec.c @ u - ref) <= 10 * ENOUGH_GAP * ref  # asked only near the optimum
 
 
+@pytest.mark.parametrize("krylov", [0, 6])
 @pytest.mark.parametrize("prior", ["iid:0.3,0.7", MIXTURE])
-def test_chain_stops_the_block_method_once_certified(prior, highs_optimum):
-    """Through the chain (which passes its certificate as the early-stop test): certified, equal to HiGHS."""
+def test_chain_stops_the_block_method_once_certified(prior, krylov, highs_optimum, monkeypatch):
+    """Through the chain (which passes its certificate as the early-stop test): certified, equal to HiGHS, with
+    Richardson (krylov = 0) and flexible GMRES refinement of the Newton solves."""
+    import problems.ipm.iteration as iteration
+
+    monkeypatch.setattr(iteration, "KRYLOV_DIM", krylov)
     spec = ReducedPDI(parse_symmetric_prior(prior, 16, 2)).lp.spec
     eps = spec.eps_min + 0.3
     sol = solve_lp(spec, eps, solver="block")
