@@ -7,11 +7,12 @@ Builds the reduced LP (``prog.lp.spec``), then calls :func:`problems.ipm.block.s
 ``enough`` = the toolkit's certificate (:func:`problems.lp.bounds.certify`), as the chain does on its first
 attempt.  Prints one JSON line: iterations, CPU seconds of the solve (``time.process_time``, so that other
 processes on a shared machine do not inflate it), wall seconds, peak RSS of the process, whether the returned
-point certifies, and its certified bounds.  ``--breakdown`` adds the CPU time (main thread) spent in the
-factorisations and in the Newton solves, and the number of solves (refinement steps included).  PD-I's ε is
-ε_X + ``--eps``; PD-DP's is ``--eps``.  ``--krylov K`` sets :data:`problems.ipm.iteration.KRYLOV_DIM` (0:
-Richardson refinement) and ``--tile T`` :data:`problems.ipm.layered.TILE_ROWS` (0: banded triangular solves),
-to reproduce the before/after numbers of ``docs/benchmarks.md``.
+point certifies, and its certified bounds.  ``--breakdown`` adds the process's CPU time (all threads) spent in
+the factorisations, in the Newton solves and in the certificates asked by the iteration, and their numbers (the
+Newton solves with their refinement steps).  PD-I's ε is ε_X + ``--eps``; PD-DP's is ``--eps``.  ``--krylov K``
+sets :data:`problems.ipm.iteration.KRYLOV_DIM` (0: Richardson refinement) and ``--tile T``
+:data:`problems.ipm.layered.TILE_ROWS` (0: banded triangular solves), to reproduce the before/after numbers
+of ``docs/benchmarks.md``.
 """
 
 from __future__ import annotations
@@ -54,7 +55,14 @@ def main() -> None:
         prog = ReducedPDDP(sym)
         eps = 1.5 if args.eps is None else args.eps
     spec = prog.lp.spec
-    stats = {"factor_s": 0.0, "factors": 0, "solve_s": 0.0, "solves": 0}
+    stats = {
+        "factor_s": 0.0,
+        "factors": 0,
+        "solve_s": 0.0,
+        "solves": 0,
+        "certificate_s": 0.0,
+        "certificates": 0,
+    }
     if args.breakdown:
         init, raw = layered.LayeredFactor.__init__, iteration._Newton.raw
 
@@ -76,7 +84,10 @@ def main() -> None:
     last = {}
 
     def enough(z: np.ndarray, nu: np.ndarray, lam: np.ndarray) -> bool:
+        t = time.process_time()
         cert = certify(spec, eps, z, nu, lam)
+        stats["certificate_s"] += time.process_time() - t
+        stats["certificates"] += 1
         last["cert"] = cert
         return bool(cert.certified)
 
