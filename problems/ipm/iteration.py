@@ -58,7 +58,7 @@ REFINE_CONTRACTION = 0.5
 REFINE_TOL = 1e-10
 #: corrections per cycle of the flexible GMRES refinement (:meth:`_Newton._gmres`) of the block systems that ask
 #: for it (``krylov = True``: the layered blocks); 0 keeps Richardson refinement everywhere.  Measured at m = 2,
-#: n = 100 (PD-DP, ε = 1.5, i.i.d.): 536 → 471 Newton solves, 35.0 → 31.6 CPU s
+#: n = 100 (PD-DP, ε = 1.5, i.i.d.): 536 → 462 Newton solves, 35.0 → 31.9 CPU s (``docs/benchmarks.md``)
 KRYLOV_DIM = 6
 #: at most this many Gondzio centrality correctors per iteration (0 disables them)
 MAX_CORRECTORS = 2
@@ -306,9 +306,10 @@ class _Newton:
         :math:`\sum_j y_jc_j` then minimises the weighted 2-norm of the residual over their span (weights of
         the refinement test: :math:`1/\max(|r_s|, \mu)` on (5), :math:`1/\|b\|` on (2)).  Richardson
         refinement takes one correction per step and keeps the last; here a cycle of at most
-        :data:`KRYLOV_DIM` corrections keeps their best combination.  Stops at the refinement tolerance (max
-        norm), when a cycle reduces the error by less than the contraction factor, or after ``refine_steps``
-        solves.
+        :data:`KRYLOV_DIM` corrections keeps their best combination.  A cycle ends at the refinement tolerance
+        (estimated), or when a correction reduces the estimated residual by less than the contraction factor (as
+        Richardson refinement would stop); refinement stops at the tolerance (max norm, measured), when a cycle
+        reduces the error by less than the contraction factor, or after ``refine_steps`` solves.
         """
         nz = self.zt.size
         rl0 = np.zeros_like(self.w)
@@ -361,11 +362,14 @@ class _Newton:
                 cs[j], sn[j] = (1.0, 0.0) if den == 0.0 else (H[j, j] / den, H[j + 1, j] / den)
                 H[j, j] = den
                 H[j + 1, j] = 0.0
+                before = abs(g[j])  # the residual estimate before this correction
                 g[j + 1] = -sn[j] * g[j]
                 g[j] = cs[j] * g[j]
                 k = j + 1
                 if abs(g[j + 1]) <= goal or hn == 0.0 or den == 0.0:
                     break
+                if abs(g[j + 1]) > self.refine_contraction * before:
+                    break  # stagnating: a correction that gains less than a Richardson step must ends the cycle
                 V.append(wv / hn)
             y = sla.solve_triangular(H[:k, :k], g[:k], check_finite=False)
             dz, ds, dnu = (sum(yj * z[t] for yj, z in zip(y, Z)) for t in range(3))
