@@ -15,7 +15,15 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["lapack_kernels", "band_kernels", "BlasThreads", "LapackKernels", "BandKernels"]
+__all__ = [
+    "lapack_kernels",
+    "band_kernels",
+    "level3_kernels",
+    "BlasThreads",
+    "LapackKernels",
+    "BandKernels",
+    "Level3Kernels",
+]
 
 _CFunc = Callable[..., Any]  # a ctypes foreign function
 
@@ -153,6 +161,73 @@ def band_kernels() -> BandKernels | None:
 
         _BAND.append(_find(("dpbtrf", "dpbtrs", "dtbtrs"), argtypes, BandKernels, selftest))
     return _BAND[0]
+
+
+class Level3Kernels:
+    """CBLAS ``dgemm`` and ``dtrsm`` (column-major) on raw addresses, through ctypes (GIL released).
+
+    Sub-matrices are passed as (address, leading dimension) pairs, so a banded factor stored with extra zero rows
+    can be read as a general matrix (:func:`problems.ipm.layered._tiled_solve`).  Addresses must stay valid for
+    the call: the caller holds the arrays.
+    """
+
+    _COL, _LEFT, _LOWER, _NOTRANS, _NONUNIT = 102, 141, 122, 111, 131
+
+    def __init__(self, gemm: _CFunc, trsm: _CFunc) -> None:
+        self._gemm, self._trsm = gemm, trsm
+
+    def gemm_sub(self, m: int, n: int, k: int, a: int, lda: int, b: int, ldb: int, c: int, ldc: int) -> None:
+        """C ← C − A B for column-major A (m×k), B (k×n), C (m×n) at addresses a, b, c."""
+        nt = self._NOTRANS
+        self._gemm(self._COL, nt, nt, m, n, k, -1.0, a, lda, b, ldb, 1.0, c, ldc)
+
+    def trsm_lower(self, m: int, n: int, a: int, lda: int, b: int, ldb: int) -> None:
+        """B ← L⁻¹B for the lower triangle L (m×m, non-unit diagonal) at a and B (m×n) at b, column-major."""
+        self._trsm(
+            self._COL, self._LEFT, self._LOWER, self._NOTRANS, self._NONUNIT, m, n, 1.0, a, lda, b, ldb
+        )
+
+
+_LEVEL3: list[Level3Kernels | None] = []
+
+
+def level3_kernels() -> Level3Kernels | None:
+    """The GIL-free CBLAS ``dgemm``/``dtrsm`` of SciPy's or NumPy's OpenBLAS, or None."""
+    if os.environ.get("PRIVACY_IPM_NO_KERNELS"):
+        return None
+    if not _LEVEL3:
+        _LEVEL3.append(_find_level3())
+    return _LEVEL3[0]
+
+
+def _find_level3() -> Level3Kernels | None:
+    """The first ``scipy_cblas_dgemm``/``dtrsm`` pair (32- or 64-bit integers) that passes a check against NumPy."""
+    try:
+        for lib in _openblas_libraries():
+            for suffix, int_t in (("", ctypes.c_int), ("64_", ctypes.c_int64)):
+                gemm = getattr(lib, f"scipy_cblas_dgemm{suffix}", None)
+                trsm = getattr(lib, f"scipy_cblas_dtrsm{suffix}", None)
+                if gemm is None or trsm is None:
+                    continue
+                e, i, d, p = ctypes.c_int, int_t, ctypes.c_double, ctypes.c_void_p
+                gemm.restype = trsm.restype = None
+                gemm.argtypes = [e, e, e, i, i, i, d, p, i, p, i, d, p, i]
+                trsm.argtypes = [e, e, e, e, e, i, i, d, p, i, p, i]
+                cand = Level3Kernels(gemm, trsm)
+                L = np.array([[2.0, 0.0], [1.0, 3.0]], order="F")
+                B = np.array([[1.0, 2.0], [4.0, 5.0]], order="F")
+                X = np.array(B, order="F")
+                cand.trsm_lower(2, 2, L.ctypes.data, 2, X.ctypes.data, 2)
+                C = np.array(B, order="F")
+                cand.gemm_sub(2, 2, 2, L.ctypes.data, 2, B.ctypes.data, 2, C.ctypes.data, 2)
+                ok = np.allclose(X, np.linalg.solve(L, B), rtol=1e-13) and np.allclose(
+                    C, B - L @ B, rtol=1e-13
+                )
+                if ok:
+                    return cand
+    except Exception:  # pragma: no cover - platform without these libraries
+        return None
+    return None
 
 
 def _openblas_libraries() -> list[ctypes.CDLL]:

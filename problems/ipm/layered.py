@@ -23,7 +23,10 @@ unreduced KKT residual absorbs the shift.
 **Schur complement.**  :math:`S = \sum_b A_bH_b^{-1}A_b^\top = \sum_b X_b^\top X_b` with
 :math:`X_b = L_b^{-1}A_b^\top` (``dtbtrs``, banded triangular solves with one right-hand side per layer) and one
 GEMM per block.  Column k of :math:`A_b^\top` starts at layer k, so the solves for a group of columns run only
-on the trailing part of the band that they reach.
+on the trailing part of the band that they reach.  With the CBLAS kernels (:func:`~problems.ipm.lapack.level3_kernels`)
+:math:`X_b` is computed by level-3 tiles instead (:func:`_tiled_solve`: one GEMM and one triangular solve per tile
+of rows, on the band factor read as a dense matrix); measured on one factorisation at m = 2 (one thread, CPU
+time): n = 100, 0.25 → 0.22 s; n = 200, 5.2 → 3.9 s.
 
 **Newton solves.**  :math:`H^{-1}f` is one ``dpbtrs`` per block.
 
@@ -39,15 +42,18 @@ import scipy.linalg as sla
 from scipy.linalg.lapack import dpbtrf, dpbtrs, dtbtrs
 
 from .iteration import schur_cholesky
-from .lapack import BandKernels, band_kernels
+from .lapack import BandKernels, Level3Kernels, band_kernels, level3_kernels
 
-__all__ = ["Layers", "layers_of", "LayeredFactor", "SHIFT_TRIES", "COLUMN_GROUP"]
+__all__ = ["Layers", "layers_of", "LayeredFactor", "SHIFT_TRIES", "COLUMN_GROUP", "TILE_ROWS"]
 
 #: Diagonal shifts tried on a block that is not numerically positive definite (1e-14 … 1e-4 of its largest
 #: diagonal entry).
 SHIFT_TRIES = 7
 #: Columns of A_bᵀ solved together on the trailing part of the band (the staircase of X_b).
 COLUMN_GROUP = 16
+#: Rows per tile of the level-3 solve X_b = L_b⁻¹A_bᵀ (:func:`_tiled_solve`), as a multiple of the half-bandwidth
+#: plus one (0: banded triangular solves, ``dtbtrs``, one right-hand side at a time)
+TILE_ROWS = 2
 
 
 def layers_of(var_layer: np.ndarray, block: np.ndarray, src: np.ndarray, dst: np.ndarray) -> bool:
@@ -111,6 +117,7 @@ class LayeredFactor:
         self.lay = lay
         self.A_rows, self._AT = A_rows, A_cols  # u ↦ A u and ν ↦ Aᵀν
         self.kernels = band_kernels()
+        self.level3 = level3_kernels() if self.kernels is not None else None
         self.pool = pool if self.kernels is not None else None
         E = lay.E
         self.shifted = 0
@@ -126,10 +133,19 @@ class LayeredFactor:
             c = _band_cholesky(ab, self)
             self.factors[b] = c
             lb, present, first = lay.block_layers[b]
-            # X_b = L⁻¹ A_bᵀ: column groups solved on the trailing band from their first layer on
             L = present.size
-            X = np.zeros((n_b, L), order="F")
             Sb = np.empty((L, L))
+            if self.level3 is not None and TILE_ROWS > 0:
+                X = _tiled_solve(self.level3, c, lb, present, first)
+                for g0 in range(0, L, COLUMN_GROUP):
+                    g1 = min(L, g0 + COLUMN_GROUP)
+                    r0 = int(first[g0])
+                    blk = X[r0:, :g1].T @ X[r0:, g0:g1]
+                    Sb[:g1, g0:g1] = blk
+                    Sb[g0:g1, :g0] = blk[:g0].T
+                return present, Sb
+            # X_b = L⁻¹ A_bᵀ: column groups solved on the trailing band from their first layer on
+            X = np.zeros((n_b, L), order="F")
             for g0 in range(0, L, COLUMN_GROUP):
                 cols = present[g0 : g0 + COLUMN_GROUP]
                 g1 = g0 + cols.size
@@ -192,6 +208,41 @@ class LayeredFactor:
 
     def border(self, dz: np.ndarray, tt: None) -> None:
         return None
+
+
+def _tiled_solve(
+    k3: Level3Kernels, c: np.ndarray, lb: np.ndarray, present: np.ndarray, first: np.ndarray
+) -> np.ndarray:
+    r"""X = L⁻¹A_bᵀ for the lower band factor ``c`` ((kd+1) × n Fortran band storage) by level-3 tiles.
+
+    Column q of :math:`A_b^\top` is the indicator of layer ``present[q]`` (rows ``first[q]`` to ``first[q+1]``).
+    The factor is copied into band storage with ``nb`` extra zero rows, which read with leading dimension
+    kd + nb is the dense column-major L (every entry of a tile below the band reads a zero).  Tile rows
+    :math:`[r_0, r_1)` of height nb = :data:`TILE_ROWS`·(kd+1) then take one GEMM
+    :math:`X_t \mathrel{-}= L[r_0{:}r_1,\ r_0-kd{:}r_0]\,X[r_0-kd{:}r_0]` and one triangular solve with
+    :math:`L[r_0{:}r_1, r_0{:}r_1]`, both restricted to the columns not yet zero there (the staircase).  Same
+    arithmetic as ``dtbtrs`` up to the order of the sums; measured 2–4× faster at m = 2, n = 100.
+    """
+    kd1, n = c.shape
+    kd = kd1 - 1
+    nb = max(1, TILE_ROWS * kd1)
+    ld = kd + nb
+    padded = np.zeros((kd1 + nb, n), order="F")
+    padded[:kd1] = c
+    L = present.size
+    X = np.zeros((n, L), order="F")
+    X[np.arange(n), np.searchsorted(present, lb)] = 1.0
+    pa, px = padded.ctypes.data, X.ctypes.data
+    for r0 in range(0, n, nb):
+        r1 = min(n, r0 + nb)
+        lo = max(0, r0 - kd)
+        j0 = int(np.searchsorted(first, r0))  # columns with a non-zero above r0
+        j1 = int(np.searchsorted(first, r1))  # columns with a non-zero above r1
+        if r0 > lo and j0 > 0:
+            k3.gemm_sub(r1 - r0, j0, r0 - lo, pa + 8 * (r0 + lo * ld), ld, px + 8 * lo, n, px + 8 * r0, n)
+        if j1 > 0:
+            k3.trsm_lower(r1 - r0, j1, pa + 8 * (r0 + r0 * ld), ld, px + 8 * r0, n)
+    return X
 
 
 def _tbtrs(kernels: BandKernels | None, c: np.ndarray, B: np.ndarray) -> None:

@@ -33,9 +33,14 @@ def test_m2_blocks_are_layered_and_m3_blocks_are_not():
         RaggedBlockSystem(spec3.c, spec3.A, spec3.b, spec3.src, spec3.dst, spec3.kappa, math.e, layered=True)
 
 
+@pytest.mark.parametrize("tile", [0, 1, 2])
 @pytest.mark.parametrize("n", [3, 7, 12])
-def test_layered_solves_equal_dense_solves_of_the_normal_equations(n):
-    """H⁻¹f, A H⁻¹ f and the Schur complement against a dense NumPy factorisation of the same H."""
+def test_layered_solves_equal_dense_solves_of_the_normal_equations(n, tile, monkeypatch):
+    """H⁻¹f, A H⁻¹ f and the Schur complement against a dense NumPy factorisation of the same H (the Schur
+    complement by banded triangular solves, tile = 0, and by level-3 tiles of 1 and 2 bandwidths)."""
+    import problems.ipm.layered as layered
+
+    monkeypatch.setattr(layered, "TILE_ROWS", tile)
     rng = np.random.default_rng(n)
     spec = ReducedPDI(parse_symmetric_prior(MIXTURE, n, 2)).lp.spec
     sysm = RaggedBlockSystem(spec.c, spec.A, spec.b, spec.src, spec.dst, spec.kappa, math.exp(1.3))
@@ -116,9 +121,14 @@ def test_enough_ends_the_iteration_at_the_first_iterate_it_accepts(highs_optimum
     assert abs(spec.c @ u - ref) <= 10 * ENOUGH_GAP * ref  # asked only near the optimum
 
 
+@pytest.mark.parametrize("krylov", [0, 6])
 @pytest.mark.parametrize("prior", ["iid:0.3,0.7", MIXTURE])
-def test_chain_stops_the_block_method_once_certified(prior, highs_optimum):
-    """Through the chain (which passes its certificate as the early-stop test): certified, equal to HiGHS."""
+def test_chain_stops_the_block_method_once_certified(prior, krylov, highs_optimum, monkeypatch):
+    """Through the chain (which passes its certificate as the early-stop test): certified, equal to HiGHS, with
+    Richardson (krylov = 0) and flexible GMRES refinement of the Newton solves."""
+    import problems.ipm.iteration as iteration
+
+    monkeypatch.setattr(iteration, "KRYLOV_DIM", krylov)
     spec = ReducedPDI(parse_symmetric_prior(prior, 16, 2)).lp.spec
     eps = spec.eps_min + 0.3
     sol = solve_lp(spec, eps, solver="block")

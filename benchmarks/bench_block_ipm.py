@@ -1,0 +1,130 @@
+"""The m = 2 layered block interior-point method alone, with the certificate as its stopping rule.
+
+Run: ``python benchmarks/bench_block_ipm.py --n 100 [--program pd-i] [--prior mixture:0.5,0.5/0.8,0.2/0.3,0.7]
+[--eps 1.5] [--breakdown] [--krylov 6] [--tile 2]``.
+
+Builds the reduced LP (``prog.lp.spec``), then calls :func:`problems.ipm.block.solve_block_lp` with
+``enough`` = the toolkit's certificate (:func:`problems.lp.bounds.certify`), as the chain does on its first
+attempt.  Prints one JSON line: iterations, CPU seconds of the solve (``time.process_time``, so that other
+processes on a shared machine do not inflate it), wall seconds, peak RSS of the process, whether the returned
+point certifies, and its certified bounds.  ``--breakdown`` adds the process's CPU time (all threads) spent in
+the factorisations, in the Newton solves and in the certificates asked by the iteration, and their numbers (the
+Newton solves with their refinement steps).  PD-I's ε is ε_X + ``--eps``; PD-DP's is ``--eps``.  ``--krylov K``
+sets :data:`problems.ipm.iteration.KRYLOV_DIM` (0: Richardson refinement) and ``--tile T``
+:data:`problems.ipm.layered.TILE_ROWS` (0: banded triangular solves), to reproduce the before/after numbers
+of ``docs/benchmarks.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import resource
+import time
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--n", type=int, default=60)
+    ap.add_argument("--program", choices=["pd-dp", "pd-i"], default="pd-dp")
+    ap.add_argument("--prior", default="iid:0.3,0.7")
+    ap.add_argument("--eps", type=float, default=None, help="PD-DP: ε (1.5); PD-I: offset from ε_X (0.3)")
+    ap.add_argument("--breakdown", action="store_true")
+    ap.add_argument("--krylov", type=int, default=None, help="GMRES corrections per cycle (0: Richardson)")
+    ap.add_argument("--tile", type=int, default=None, help="tile rows per bandwidth (0: dtbtrs)")
+    args = ap.parse_args()
+
+    import numpy as np
+
+    from problems.ipm import block, iteration, layered
+    from problems.lp.backends import _drop
+    from problems.lp.bounds import certify
+    from problems.orbit import ReducedPDDP, ReducedPDI
+    from problems.orbit.symmetric_prior import parse_symmetric_prior
+
+    if args.krylov is not None:
+        iteration.KRYLOV_DIM = args.krylov
+    if args.tile is not None:
+        layered.TILE_ROWS = args.tile
+    sym = parse_symmetric_prior(args.prior, args.n, 2)
+    if args.program == "pd-i":
+        prog = ReducedPDI(sym)
+        eps = prog.eps_X + (0.3 if args.eps is None else args.eps)
+    else:
+        prog = ReducedPDDP(sym)
+        eps = 1.5 if args.eps is None else args.eps
+    spec = prog.lp.spec
+    stats = {
+        "factor_s": 0.0,
+        "factors": 0,
+        "solve_s": 0.0,
+        "solves": 0,
+        "certificate_s": 0.0,
+        "certificates": 0,
+    }
+    if args.breakdown:
+        init, raw = layered.LayeredFactor.__init__, iteration._Newton.raw
+
+        def timed_init(self, *a, **k):  # noqa: ANN001, ANN002, ANN003, ANN202
+            t = time.process_time()
+            init(self, *a, **k)
+            stats["factor_s"] += time.process_time() - t
+            stats["factors"] += 1
+
+        def timed_raw(self, *a, **k):  # noqa: ANN001, ANN002, ANN003, ANN202
+            t = time.process_time()
+            out = raw(self, *a, **k)
+            stats["solve_s"] += time.process_time() - t
+            stats["solves"] += 1
+            return out
+
+        layered.LayeredFactor.__init__ = timed_init
+        iteration._Newton.raw = timed_raw
+    last = {}
+
+    def enough(z: np.ndarray, nu: np.ndarray, lam: np.ndarray) -> bool:
+        t = time.process_time()
+        cert = certify(spec, eps, z, nu, lam)
+        stats["certificate_s"] += time.process_time() - t
+        stats["certificates"] += 1
+        last["cert"] = cert
+        return bool(cert.certified)
+
+    c0, w0 = time.process_time(), time.perf_counter()
+    u, nu, lam, _s, iters, _secs = block.solve_block_lp(
+        spec.c,
+        spec.A,
+        spec.b,
+        spec.src,
+        spec.dst,
+        spec.kappa,
+        math.exp(eps),
+        program=spec.program,
+        bounded=not _drop(spec, eps),
+        enough=enough,
+    )
+    cpu, wall = time.process_time() - c0, time.perf_counter() - w0
+    cert = last.get("cert") or certify(spec, eps, u, nu, lam)
+    out = {
+        "program": args.program,
+        "prior": args.prior,
+        "n": args.n,
+        "eps": eps,
+        "krylov": iteration.KRYLOV_DIM,
+        "tile": layered.TILE_ROWS,
+        "iterations": iters,
+        "cpu_s": round(cpu, 2),
+        "wall_s": round(wall, 2),
+        "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0, 1),
+        "certified": bool(cert.certified),
+        "lower": cert.bounds.lower,
+        "upper": cert.bounds.upper,
+    }
+    if args.breakdown:
+        out.update({k: round(v, 2) if isinstance(v, float) else v for k, v in stats.items()})
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()
