@@ -24,6 +24,11 @@ the E×E Schur complement :math:`S = \sum_b A_bY_b`.  A Newton solve then costs 
 available core, at most 4; the LAPACK calls go through ctypes and release the GIL
 (:func:`~problems.ipm.lapack.lapack_kernels`).
 
+Blocks of more than :data:`SPARSE_MIN_BLOCK` variables, or dense factors above :data:`MAX_BLOCK_BYTES`, switch
+the whole system to the sparse factors of :mod:`problems.ipm.sparse_block` (SuperLU with a minimum-degree
+order; blocks below its ``SPARSE_MIN_SIZE`` stay dense there), which keep memory near the factors' fill instead
+of Σ 8n_b² bytes.
+
 Where the rows u ≥ 0 are implied by the ratio rows (``bounded=False``, see :class:`~problems.orbit.reduced_lp.ReducedLP`)
 they are left out: s ≡ 0, :math:`H_b = G_b^\top DG_b` (positive definite for e^ε > 1) and the dual equation is
 refined explicitly.  In the last iterations the blocks become singular to working precision (their near-null

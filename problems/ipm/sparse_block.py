@@ -60,9 +60,9 @@ ORDERING = "MMD_AT_PLUS_A"
 SPARSE_MIN_SIZE = 1_200
 #: nnz(L) of a block grows like n_b^FILL_EXPONENT (measured, m = 3, n = 10 … 16; see the module docstring).
 FILL_EXPONENT = 1.87
-#: SuperLU stores L and U (= DLᵀ) with a value and a row index each: 2 × (8 + 4) bytes per entry of L, plus
-#: its supernodal bookkeeping (measured peak RSS / nnz(L) ≈ 30 bytes at n = 16).
-BYTES_PER_FACTOR_ENTRY = 32
+#: SuperLU stores L and U (= DLᵀ), a value and a row index per entry, plus its supernodal bookkeeping: bytes per
+#: entry of L + U (``SuperLU.nnz``; m = 3, n = 12: 60 M entries in all blocks)
+BYTES_PER_FACTOR_ENTRY = 16
 
 
 class SparseBlockPattern:
@@ -256,7 +256,8 @@ class SparseBlockFactor:
 
     @staticmethod
     def predicted_bytes(nnz_largest: int, sizes: np.ndarray, largest: int) -> float:
-        """Bytes of all blocks' factors, extrapolated from the largest block's nnz with :data:`FILL_EXPONENT`."""
+        """Bytes of all blocks' factors, extrapolated from the largest block's nnz (L + U) with
+        :data:`FILL_EXPONENT`."""
         rel = (np.asarray(sizes, dtype=float) / max(largest, 1)) ** FILL_EXPONENT
         return float(BYTES_PER_FACTOR_ENTRY * nnz_largest * np.sum(rel))
 
