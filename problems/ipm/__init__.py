@@ -2,6 +2,7 @@
 
 * :mod:`problems.ipm.structured` — dense row-normalised LPs (block-angular, one N×N block per output);
 * :mod:`problems.ipm.block` — the joint-type LPs (one dense block per y-type);
+* :mod:`problems.ipm.sparse_block` — sparse factors of those blocks (m ≥ 3, large blocks; SuperLU);
 * :mod:`problems.ipm.lapack` — optional GIL-free LAPACK kernels and BLAS thread control;
 * :mod:`problems.ipm.rows` — ratio-row helpers shared by both.
 

@@ -24,6 +24,11 @@ the E×E Schur complement :math:`S = \sum_b A_bY_b`.  A Newton solve then costs 
 available core, at most 4; the LAPACK calls go through ctypes and release the GIL
 (:func:`~problems.ipm.lapack.lapack_kernels`).
 
+Blocks of more than :data:`SPARSE_MIN_BLOCK` variables, or dense factors above :data:`MAX_BLOCK_BYTES`, switch
+the whole system to the sparse factors of :mod:`problems.ipm.sparse_block` (SuperLU with a minimum-degree
+order; blocks below its ``SPARSE_MIN_SIZE`` stay dense there), which keep memory near the factors' fill instead
+of Σ 8n_b² bytes.
+
 Where the rows u ≥ 0 are implied by the ratio rows (``bounded=False``, see :class:`~problems.orbit.reduced_lp.ReducedLP`)
 they are left out: s ≡ 0, :math:`H_b = G_b^\top DG_b` (positive definite for e^ε > 1) and the dual equation is
 refined explicitly.  In the last iterations the blocks become singular to working precision (their near-null
@@ -53,6 +58,7 @@ from .iteration import BLAS_THREADS, SOLVER_NAME, schur_cholesky, solve_block_an
 from .lapack import BlasThreads, lapack_kernels
 from .layered import LayeredFactor, Layers, layers_of
 from .rows import scaled_ratio_rows
+from .sparse_block import SparseBlockFactor, SparseBlockPattern
 
 __all__ = ["RaggedBlockSystem", "solve_block_lp", "BLOCK_SOLVER_NAME", "MAX_BLOCK_SIZE", "MAX_BLOCK_BYTES"]
 
@@ -70,6 +76,11 @@ LAYERED_MIN_BLOCK = 0
 LAYERED_ACCEPT = 1e-5
 #: Largest total memory of the dense block factors Σ n_b² · 8 bytes (m = 3, n = 12: 2.0 GB).
 MAX_BLOCK_BYTES = 4e9
+#: Blocks that are not layered (m ≥ 3) are factorised sparsely (:mod:`problems.ipm.sparse_block`) once the
+#: largest has more than this many variables, or when the dense factors are refused.
+SPARSE_MIN_BLOCK = 2_000
+#: False keeps every non-layered block dense (refused above MAX_BLOCK_SIZE / MAX_BLOCK_BYTES)
+SPARSE_BLOCKS = True
 
 
 class RaggedBlockSystem:
@@ -95,6 +106,7 @@ class RaggedBlockSystem:
         bounded: bool = True,
         max_block: int = MAX_BLOCK_SIZE,
         layered: bool | None = None,
+        sparse: bool | None = None,
     ) -> None:
         c = np.asarray(c, dtype=float)
         K = c.size
@@ -125,7 +137,25 @@ class RaggedBlockSystem:
                     )
         if layered and self.layers is None:
             raise InvalidInputError("the layered block method needs ratio rows between adjacent linking rows")
-        if self.layers is None:
+        need = float(np.sum(sizes.astype(float) ** 2)) * 8.0
+        Cs = sp.csc_matrix(Ap)
+        unit = Cs.shape[0] > 0 and np.array_equal(np.diff(Cs.indptr), np.ones(K, dtype=Cs.indptr.dtype))
+        unit = unit and bool(np.all(Cs.data == 1.0))  # every variable in one linking row, coefficient 1
+        if sparse and not unit:
+            raise InvalidInputError("the sparse block method needs every variable in one linking row")
+        # sparse block factors (problems.ipm.sparse_block): asked for, or where the dense ones are refused or
+        # the largest block has more than SPARSE_MIN_BLOCK variables
+        self.sparse = (
+            unit
+            and self.layers is None
+            and (
+                bool(sparse)
+                if sparse is not None
+                else SPARSE_BLOCKS
+                and (sizes.max() > min(max_block, SPARSE_MIN_BLOCK) or need > MAX_BLOCK_BYTES)
+            )
+        )
+        if self.layers is None and not self.sparse:
             if sizes.max() > max_block:
                 raise ProblemTooLargeError(
                     f"the largest block has {int(sizes.max())} variables; the block method factorises blocks "
@@ -133,7 +163,6 @@ class RaggedBlockSystem:
                     size=int(sizes.max()),
                     limit=max_block,
                 )
-            need = float(np.sum(sizes.astype(float) ** 2)) * 8.0
             if need > MAX_BLOCK_BYTES:
                 raise ProblemTooLargeError(
                     f"the dense block factors need {need / 1e9:.1f} GB; the block method accepts at most "
@@ -178,7 +207,7 @@ class RaggedBlockSystem:
         # per block: the linking rows it touches and A_b restricted to them (dense e_b × n_b, C order)
         self.block_rows: list[np.ndarray] = []
         self.block_A: list[np.ndarray] = []
-        for k in range(nblocks if self.layers is None else 0):
+        for k in range(nblocks if self.layers is None and not self.sparse else 0):
             lo, hi = self.offsets[k], self.offsets[k + 1]
             sub = Ap[:, lo:hi].tocoo()
             rws = np.unique(sub.row)
@@ -190,7 +219,16 @@ class RaggedBlockSystem:
             self.local_i = self.pi - self.offsets[label[order][self.pi]] if P else self.pi
             self.local_j = self.pj - self.offsets[label[order][self.pj]] if P else self.pj
         self.sizes = sizes  # the factorisation hands blocks to the threads largest first
-        self._buffers = [] if self.layers is not None else [np.empty((int(n), int(n))) for n in sizes]
+        dense = self.layers is None and not self.sparse
+        self._buffers = [np.empty((int(n), int(n))) for n in sizes] if dense else []
+        self._live: SparseBlockFactor | None = None
+        self.sparse_pattern = (
+            SparseBlockPattern(
+                self.offsets, self.roffsets, self.local_i, self.local_j, Cs.indices.astype(np.intp)
+            )
+            if self.sparse
+            else None
+        )
 
     # --- protocol of solve_block_angular
     def start(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -227,6 +265,12 @@ class RaggedBlockSystem:
     def factor(self, diag, off, threads, deflation, pool=None):  # noqa: ANN001, ANN201
         if self.layers is not None:
             return LayeredFactor(self.layers, diag, off, self.A, self.AT, pool)
+        if self.sparse:
+            if self._live is not None:  # the previous iteration's factors are no longer used: free them first
+                self._live.release()
+            self._live = None
+            self._live = SparseBlockFactor(self, diag, off, pool)
+            return self._live
         return _RaggedFactor(self, diag, off, pool)
 
     def deflation(self, u, w, r_g, D, E, diag) -> dict:  # noqa: ANN001
@@ -353,6 +397,7 @@ def solve_block_lp(
     bounded: bool = True,
     time_limit: float | None = None,
     layered: bool | None = None,
+    sparse: bool | None = None,
     enough: Callable[[np.ndarray, np.ndarray, np.ndarray], bool] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int, float]:
     """Solve the block LP; returns ``(u, ν, λ, s, iterations, seconds)`` for rows ``u_s − rκ u_d ≤ 0``.
@@ -364,7 +409,7 @@ def solve_block_lp(
     end the iteration early: see :func:`~problems.ipm.iteration.solve_block_angular`.
     """
     t0 = time.perf_counter()
-    sysm = RaggedBlockSystem(c, A, b, src, dst, kappa, r, bounded=bounded, layered=layered)
+    sysm = RaggedBlockSystem(c, A, b, src, dst, kappa, r, bounded=bounded, layered=layered, sparse=sparse)
 
     def stop(u, nu, lam, s) -> bool:  # noqa: ANN001 - the caller's test, on the unscaled iterate
         assert enough is not None  # passed only when given

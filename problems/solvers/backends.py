@@ -210,6 +210,23 @@ def _drop(spec: RatioLPSpec, eps: float, sc: _Scaled | None = None) -> bool:
     return eps >= IMPLIED_NONNEG_MIN_EPS and nonneg_implied(spec)
 
 
+def _require_ldl_memory(spec: RatioLPSpec, name: str) -> None:
+    """Skip (BackendError, before anything is built) a sparse-LDLᵀ back end on a reduced LP whose predicted
+    memory (:func:`problems.lp.kkt_memory.predicted_ldl_memory`) exceeds the memory budget."""
+    if spec.dense is not None:
+        return  # dense programs are refused up front (problems.resources.require_dense_lp)
+    from ..resources import format_bytes, memory_limits
+    from .kkt_memory import predicted_ldl_memory
+
+    need = predicted_ldl_memory(spec)
+    source, budget = min(memory_limits().items(), key=lambda kv: kv[1])
+    if need > budget:
+        raise BackendError(
+            f"not run: {name} would need about {format_bytes(need)} for its sparse factorisation; the memory "
+            f"budget is {format_bytes(budget)} ({source})"
+        )
+
+
 # ------------------------------------------------------------------------------------------------ back ends
 class _DirectConic:
     """Shared by the back ends called directly on ``[A diag(s); balanced ratio rows; −I]`` (cone form)."""
@@ -248,6 +265,7 @@ class ClarabelBackend(_DirectConic):
 
         if self.alternative and spec.alt_log_scale is None:
             raise BackendError("this LP has no alternative scaling")
+        _require_ldl_memory(spec, "Clarabel")
         t0 = time.perf_counter()
         sc, M, rhs, E, n_ineq = self.data(spec, eps)
         opts = {
@@ -297,6 +315,7 @@ class ScsBackend(_DirectConic):
     ) -> RawSolution:
         import scs
 
+        _require_ldl_memory(spec, "SCS")
         t0 = time.perf_counter()
         sc, M, rhs, E, n_ineq = self.data(spec, eps)
         try:
@@ -430,6 +449,7 @@ class CvxpyBackend:
     ) -> RawSolution:
         import cvxpy as cp
 
+        _require_ldl_memory(spec, f"CVXPY + {self.solver}")
         t0 = time.perf_counter()
         sc = _scaled(spec, eps, loosen=False)
         scaled = not np.all(sc.s == 1.0)

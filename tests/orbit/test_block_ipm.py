@@ -101,11 +101,13 @@ def test_choose_backend():
 
 
 def test_block_memory_guard_falls_back(monkeypatch):
-    """Blocks whose dense factors exceed MAX_BLOCK_BYTES are not attempted: Clarabel answers, as recorded."""
+    """Blocks whose dense factors exceed MAX_BLOCK_BYTES (and are not to be factorised sparsely) are not
+    attempted: Clarabel answers, as recorded."""
     import problems.ipm.block as B
 
     prior = _priors(4, 3, seed=4)[0]
     monkeypatch.setattr(B, "MAX_BLOCK_BYTES", 1.0)
+    monkeypatch.setattr(B, "SPARSE_BLOCKS", False)
     res = ReducedPDDP(prior, backend="block").solve(0.7)
     assert res.stats.attempts[0][0] == NAME and "GB" in res.stats.attempts[0][1]
     assert res.stats.solver == "CLARABEL" and res.status == "optimal"
