@@ -10,7 +10,7 @@ time limit (``--limit`` s), so that the peak RSS is its own.  For each n:
 * ``highs``: ``scipy.optimize.linprog(method="highs")`` on the same reduced LP
   (:func:`problems.lp.spec.reduced_spec`, rows ``spec.ratio_matrix(ε)``), plain;
 * the dense block factors' size and flops per factorisation (Σ 8n_b², Σ n_b³/3), the sparse factors' entries, and
-  Clarabel's predicted LDLᵀ memory (:func:`problems.lp.kkt_memory.predicted_ldl_memory`).
+  Clarabel's predicted LDLᵀ memory (:func:`problems.solvers.kkt_memory.predicted_ldl_memory`).
 
 Times are process CPU seconds (the machine is shared; wall time is inflated by other jobs).  Writes
 ``benchmarks/results/m3.json`` and prints a markdown table.
@@ -110,7 +110,7 @@ def sizes(n: int) -> dict:
     import scipy.sparse as sp
     from scipy.sparse.csgraph import connected_components
 
-    from problems.lp.kkt_memory import predicted_ldl_memory
+    from problems.solvers.kkt_memory import predicted_ldl_memory
 
     spec = _spec(n)
     g = sp.csr_matrix((np.ones(spec.P), (spec.src, spec.dst)), shape=(spec.K, spec.K))

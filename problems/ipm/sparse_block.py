@@ -200,6 +200,7 @@ class SparseBlockFactor:
             while True:
                 try:
                     H = pat.matrix(k, values)
+                    blk: _Block | _DenseBlock
                     if dense:
                         blk = _DenseBlock(H)
                         ok = True
@@ -278,7 +279,9 @@ class SparseBlockFactor:
 
         def one(k: int) -> None:
             lo, hi = int(sysm.offsets[k]), int(sysm.offsets[k + 1])
-            work[lo:hi] = self.blocks[k].solve(np.ascontiguousarray(fc[lo:hi]))
+            blk = self.blocks[k]
+            assert blk is not None  # factored before any solve
+            work[lo:hi] = blk.solve(np.ascontiguousarray(fc[lo:hi]))
 
         self._map(one)
         out = np.zeros(sysm.E)
@@ -301,7 +304,9 @@ class SparseBlockFactor:
 
         def one(k: int) -> None:
             lo, hi = int(sysm.offsets[k]), int(sysm.offsets[k + 1])
-            out[lo:hi] = self.blocks[k].solve(np.ascontiguousarray(out[lo:hi]))
+            blk = self.blocks[k]
+            assert blk is not None  # factored before any solve
+            out[lo:hi] = blk.solve(np.ascontiguousarray(out[lo:hi]))
 
         self._map(one)
         return out

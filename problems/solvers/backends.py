@@ -212,7 +212,7 @@ def _drop(spec: RatioLPSpec, eps: float, sc: _Scaled | None = None) -> bool:
 
 def _require_ldl_memory(spec: RatioLPSpec, name: str) -> None:
     """Skip (BackendError, before anything is built) a sparse-LDLᵀ back end on a reduced LP whose predicted
-    memory (:func:`problems.lp.kkt_memory.predicted_ldl_memory`) exceeds the memory budget."""
+    memory (:func:`problems.solvers.kkt_memory.predicted_ldl_memory`) exceeds the memory budget."""
     if spec.dense is not None:
         return  # dense programs are refused up front (problems.resources.require_dense_lp)
     from ..resources import format_bytes, memory_limits

@@ -1,5 +1,5 @@
 """Sparse block factors of the m ≥ 3 reduced LPs (problems/ipm/sparse_block.py) and the LDLᵀ memory guard
-of the chain (problems/lp/kkt_memory.py), against references built without them."""
+of the chain (problems/solvers/kkt_memory.py), against references built without them."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ import problems.ipm.sparse_block as SB
 from problems.database import DatabaseSpace
 from problems.ipm.block import RaggedBlockSystem
 from problems.lp import solve as solve_lp
-from problems.lp.kkt_memory import ldl_factor_entries, predicted_ldl_memory
 from problems.orbit import ReducedPDDP, ReducedPDI, symmetric_iid
 from problems.priors import exchangeable_mixture, iid
 from problems.programs import PDDP, PDI
+from problems.solvers.kkt_memory import ldl_factor_entries, predicted_ldl_memory
 
 
 def _priors(n: int, seed: int) -> list:

@@ -27,8 +27,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
+from ..lp.spec import RatioLPSpec
 from ..resources import BASE_MEMORY
-from .spec import RatioLPSpec
 
 __all__ = ["ldl_factor_entries", "predicted_ldl_memory", "BYTES_PER_ENTRY", "BYTES_PER_ROW", "LATTICE_FILL"]
 
