@@ -129,12 +129,36 @@ def reference_value(program: str, prior: str, n: int, eps: float) -> float | Non
         return None
 
 
+def _h(eps: float, n: int) -> float:
+    """h(ε) = n e^{−ε}/(1 + e^{−ε}) (m = 2), the distortion of E_d at ε."""
+    return n * math.exp(-eps) / (1.0 + math.exp(-eps))
+
+
+def enclosure(program: str, prior: str, n: int, eps: float) -> tuple[float, float]:
+    """Theorem 1 of Wang, Ying & Zhang (2016): PD-DP ∈ [h(ε + ε_X), h(ε)]; PD-I ∈ [h(ε), h(ε − ε_X)] (PD-I ⊂ R-PD
+    = h(ε), Lemma 1; E_d at ε − ε_X is ε-identifiable); R-PD = h(ε).  ε_X from the reference's own masses."""
+    if program == "r-pd":
+        return _h(eps, n), _h(eps, n)
+    ex = ref.eps_x(ref.log_mass(prior, n))
+    if program == "pd-dp":
+        return _h(eps + ex, n), _h(eps, n)
+    return _h(eps, n), _h(max(eps - ex, 0.0), n)
+
+
 def judge(row: dict) -> str:
-    """``ok`` / ``wrong`` / ``no-ref`` for a certified row."""
+    """``ok`` / ``wrong`` / ``no-ref`` / ``bad-ref`` for a certified row: a value outside Theorem 1's enclosure
+    is wrong; a reference outside it is not used (``bad-ref``)."""
+    lo_t, up_t = enclosure(row["program"], row["prior"], row["n"], row["eps"])
+    slack = 1e-9
+    v = row["value"]
+    if not (lo_t * (1 - slack) <= v <= up_t * (1 + slack)):
+        return "wrong"
     r = row.get("reference")
     if not isinstance(r, float) or math.isnan(r):
         return "no-ref"
-    lo, up, v = row["lower"], row["upper"], row["value"]
+    if not (lo_t * (1 - slack) <= r <= up_t * (1 + slack)):
+        return "bad-ref"
+    lo, up = row["lower"], row["upper"]
     inside = lo - REF_ABS - REL * abs(r) <= r <= up + REF_ABS + REL * abs(r)
     close = abs(v - r) <= max(REL * abs(r), 1e-200)
     return "ok" if inside and close else "wrong"
