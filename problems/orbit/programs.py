@@ -488,6 +488,7 @@ class ReducedPDI(_PriorProgram):
         if (
             math.isfinite(res.bounds.upper)
             or exact is None
+            or self.prior.kind not in ("uniform", "iid")  # mixtures: the LP's answer and lower bound stand
             or not exp_at_least(eps, exact)
             or self.types is None
         ):
