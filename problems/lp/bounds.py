@@ -257,18 +257,49 @@ def lower_bound(
     lam = np.clip(np.nan_to_num(np.asarray(lam, dtype=float), nan=0.0, posinf=0.0, neginf=0.0), 0.0, None)
     nu = np.nan_to_num(np.asarray(nu, dtype=float), nan=0.0, posinf=0.0, neginf=0.0)
     rk, rel = _rk(spec, eps)
-    lam = _push_deficits(spec, rk, nu, lam)
     ub = spec.upper.copy()
     if math.isfinite(upper) and upper >= 0:
         pos = spec.c > 0
         ub[pos] = np.minimum(ub[pos], upper / spec.c[pos] * (1 + 8 * _U))
-    best = _evaluate(spec, rk, rel, nu, lam, ub)
-    nu_opt = _best_nu(spec, _reduced_costs(spec, rk, np.zeros(spec.G), lam), ub)
-    if nu_opt is not None:
-        alt = _evaluate(spec, rk, rel, nu_opt, lam, ub)
-        if alt[0] > best[0]:
-            best = alt
+    best: tuple[float, np.ndarray] | None = None
+    for lam_try in _capped(spec, rk, lam):
+        lam_try = _pull_deficits(spec, rk, nu, _push_deficits(spec, rk, nu, lam_try), ub)
+        found = _evaluate(spec, rk, rel, nu, lam_try, ub)
+        if best is None or found[0] > best[0]:
+            best = found
+        nu_opt = _best_nu(spec, _reduced_costs(spec, rk, np.zeros(spec.G), lam_try), ub)
+        if nu_opt is not None:
+            alt = _evaluate(spec, rk, rel, nu_opt, lam_try, ub)
+            if alt[0] > best[0]:
+                best = alt
+    assert best is not None  # _capped yields the multipliers themselves first
     return best
+
+
+#: Multipliers whose weight e^ε κ_p λ_p exceeds these multiples of max c are also tried set to 0 (see
+#: :func:`_capped`).
+LAMBDA_CAPS = (1.0,)
+
+
+def _capped(spec: RatioLPSpec, rk: np.ndarray, lam: np.ndarray) -> list[np.ndarray]:
+    """λ itself and λ with its absurdly large entries set to 0 (still λ ≥ 0, so every bound stays valid).
+
+    A back end that solved a scaled LP maps its multipliers back through the column scales; on rows between
+    entries that are zero at the optimum (scales floored, e^{ε+ε_X} ≈ 1e28 in the coefficient) they can come
+    back as 1e130, and the rounding term of such a row (relative 1e-12 of e^ε κ_p λ_p) swamps every bound.
+    A row that moves more than the largest cost between two variables cannot help the bound at a point of
+    cost ≤ max c, so dropping it loses nothing there.
+    """
+    out = [lam]
+    top = float(spec.c.max(initial=0.0))
+    if top > 0:
+        with np.errstate(over="ignore", invalid="ignore"):
+            w = rk * lam
+        for cap in LAMBDA_CAPS:
+            big = ~(w <= cap * top)
+            if big.any():
+                out.append(np.where(big, 0.0, lam))
+    return out
 
 
 def _best_nu(spec: RatioLPSpec, r: np.ndarray, ub: np.ndarray) -> np.ndarray | None:
@@ -361,6 +392,43 @@ def _push_deficits(
         if not np.any(frac > 0):
             break
         lam *= 1.0 - frac[spec.dst]
+    return lam
+
+
+def _pull_deficits(
+    spec: RatioLPSpec, rk: np.ndarray, nu: np.ndarray, lam: np.ndarray, ub: np.ndarray, sweeps: int = 8
+) -> np.ndarray:
+    """Multipliers with smaller dual infeasibility: a deficit d_j < 0 is covered by raising λ on a row that
+    starts at j, paid from the surplus d_k > 0 of its end k.
+
+    Raising λ_p by δ (s_p = j, d_p = k) raises d_j by δ and lowers d_k by e^ε κ_p δ.  :func:`_push_deficits`
+    cannot help where no row ends at j with λ > 0; a simplex method's multipliers leave such deficits at its
+    dual tolerance (1e-8 after its own scaling), and on a variable that costs nothing (ub_j = 1) each costs
+    its full size in the bound.  A deficit is only moved where it is cheaper: the surplus taken at k is at most
+    what k's own term can spare.  The result is λ ≥ 0, so the bound stays valid for any outcome.
+    """
+    lam = lam.copy()
+    K = spec.K
+    for _ in range(sweeps):
+        d = _reduced_costs(spec, rk, nu, lam)
+        need = np.maximum(-d, 0.0)
+        if not np.any(need > 0):
+            break
+        # each row p from a deficit j may take at most surplus(k)/(e^ε κ_p) from its end k, shared by the claimants
+        room = np.maximum(d, 0.0)[spec.dst] / rk
+        claim = (need[spec.src] > 0) & (room > 0)
+        if not claim.any():
+            break
+        claimants = np.bincount(spec.dst[claim], minlength=K).astype(float)
+        room = np.where(claim, room / np.maximum(claimants[spec.dst], 1.0), 0.0)
+        # a deficit spreads over its rows in proportion to their room
+        total = np.bincount(spec.src, weights=room, minlength=K)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            share = np.where(total[spec.src] > 0, np.minimum(1.0, need[spec.src] / total[spec.src]), 0.0)
+        step = room * share * (1.0 - 1e-12)
+        if not np.any(step > 0):
+            break
+        lam = lam + step
     return lam
 
 

@@ -195,6 +195,11 @@ class _Base:
             level = slack - min(1.0, 0.5 * slack)
             ref = exponential_mechanism(self.space, level).matrix if level > 0 else np.ones_like(W)
             fixed, t = repair_matrix(W, ref, self.space, eps, lk, lk_err)
+        elif slack == 0.0:
+            # ε = ε_min (PD-DP and R-PD at ε = 0): no interior, but identical rows are exactly feasible wherever
+            # e^ε κ ≥ 1 (verify_matrix decides); the constant mechanism with W's column means
+            C = np.broadcast_to(W.mean(axis=0), W.shape).copy()
+            fixed = C if verify_matrix(C, self.space, eps, lk, lk_err) else None
         if fixed is None:  # the returned matrix is not proved feasible: never "optimal"
             if status is Status.OPTIMAL:
                 status = decide_status(bounds.lower, bounds.upper, feasible=False)
@@ -420,22 +425,51 @@ class ReducedPDI(_PriorProgram):
         # uniform / i.i.d.: the smallest float ε ≥ the exact ε_X (PD-I is feasible from here on, Lemma 3)
         self.eps_X = round_up_eps_X(_eps_X(sym), self._exact_eps_X_ratio())
         super().__init__(prior, **kwargs)
+        if self.types is not None:
+            self.lp.spec.alt_log_scale = self._joint_log_scale
+
+    def _joint_log_scale(self, eps: float) -> np.ndarray:
+        """ln of a column scaling for the CLARABEL-ALT back end: the joint p_X(x)W(y|x) ∝ p_X(y) e^{−εd(x,y)},
+        i.e. u ∝ c(T|t)·p_X(y)/p_X(x)·e^{−εd}, with the largest entry of every x-type row set to 1.
+
+        Where ε_X is large (contagious priors: e^{ε_X} ≈ 1e14 at n = 30) the ratio rows mix e^{±ε_X}; in these
+        columns their coefficients are O(1).  Scaling only: it never enters a proof."""
+        J = self.types
+        assert J is not None  # installed only where the joint types exist
+        if "log_py_px" not in self.lp.spec.cache:
+            with np.errstate(invalid="ignore"):
+                self.lp.spec.cache["log_py_px"] = (
+                    J.log_count_given_x + self.prior.log_mass(J.y_types) - self.log_mass[J.x_index]
+                )
+        ls = self.lp.spec.cache["log_py_px"] - eps * J.distance
+        ls = np.where(np.isfinite(ls), ls, -np.inf)
+        top = np.full(J.x_types.shape[0], -np.inf)
+        np.maximum.at(top, J.x_index, ls)
+        return ls - top[J.x_index]
 
     def _log_kappa(self, mv) -> np.ndarray:
         with np.errstate(invalid="ignore"):
             return mv.log_kappa + self.log_mass[mv.x_dst] - self.log_mass[mv.x_src]
 
     def _exact_eps_X_ratio(self):  # noqa: ANN202 - Fraction | None
-        """e^{ε_X} as an exact ratio where it is one of the given floats: 1 (uniform), π_max/π_min (i.i.d.);
-        ``None`` for exchangeable mixtures (their masses are sums computed in floating point)."""
+        """e^{ε_X} as an exact ratio of the prior defined by its float parameters: 1 (uniform), π_max/π_min
+        (i.i.d.), and for an m = 2 exchangeable mixture the largest p_k/p_{k±1} of the exact masses
+        p_k = Σ_j w_j π_j(0)^{n−k} π_j(1)^k (rational arithmetic, :func:`_mixture_eps_X_ratio`); ``None`` for
+        mixtures with m ≥ 3."""
         from fractions import Fraction
 
+        if "exact_eps_X_ratio" in self.__dict__:
+            return self.__dict__["exact_eps_X_ratio"]
+        got = None
         if self.prior.kind == "uniform":
-            return Fraction(1)
-        if self.prior.kind == "iid" and self.prior.has_full_support:
+            got = Fraction(1)
+        elif self.prior.kind == "iid" and self.prior.has_full_support:
             row = [Fraction(float(v)) for v in self.prior.row_pmfs[0]]
-            return max(row) / min(row)
-        return None
+            got = max(row) / min(row)
+        elif self.prior.m == 2 and self.prior.has_full_support:
+            got = _mixture_eps_X_ratio(self.prior)
+        self.__dict__["exact_eps_X_ratio"] = got
+        return got
 
     def _boundary(self, res: SolveResult, eps: float) -> SolveResult:
         """Near ε_X, where no LP point can be verified (no interior), the best constant mechanism is exactly
@@ -448,6 +482,7 @@ class ReducedPDI(_PriorProgram):
         if (
             math.isfinite(res.bounds.upper)
             or exact is None
+            or self.prior.kind not in ("uniform", "iid")  # mixtures: the LP's answer and lower bound stand
             or not exp_at_least(eps, exact)
             or self.types is None
         ):
@@ -469,13 +504,17 @@ class ReducedPDI(_PriorProgram):
         )
 
     def _pair_log_kappa(self) -> np.ndarray | None:
-        """PD-I in W = p_{Y|X}: W(x,y) ≤ e^ε (p_X(x')/p_X(x)) W(x',y)."""
+        """PD-I in W = p_{Y|X}: W(x,y) ≤ e^ε (p_X(x')/p_X(x)) W(x',y) (κ = 1 exactly for the uniform prior)."""
+        if self.prior.kind == "uniform":
+            return None
         i, j = self.space.neighbour_pairs
         logp = np.log(self._lifted_p_x())
         return logp[j] - logp[i]
 
     def _log_kappa_error(self) -> float:
         """ln p(x') − ln p(x) in floating point: 2 ulp per logarithm and the difference (8u · max |ln p|)."""
+        if self.prior.kind == "uniform":
+            return 0.0
         return 8.0 * 2.0**-53 * float(np.max(np.abs(np.log(self._lifted_p_x())))) + 1e-300
 
     def _theorem(self, eps: float) -> SolveResult | None:
@@ -637,6 +676,33 @@ def choose_backend(reduction: str, m: int, variables: int) -> str:
     if reduction == "joint-type" and m == 2 and variables > LAYERED_MIN_VARIABLES:
         return "block"
     return "clarabel"
+
+
+def _mixture_eps_X_ratio(prior: SymmetricPrior):  # noqa: ANN202 - Fraction
+    """e^{ε_X} exactly for an m = 2 mixture: max over k of p_k/p_{k+1} and p_{k+1}/p_k, p_k the exact mass of one
+    database with k ones.  Only the pairs within 1e-9 of the float maximum of |ln p_{k+1} − ln p_k| are compared
+    in rational arithmetic (the float logarithms are accurate to ~1e-13, so no other pair can be the maximum)."""
+    from fractions import Fraction
+
+    n = prior.n
+    ks = np.arange(n + 1)
+    lm = prior.log_mass(np.stack([n - ks, ks], axis=1))
+    diff = np.abs(np.diff(lm))
+    top = float(diff.max(initial=0.0))
+    comps = [
+        (Fraction(float(w)), Fraction(float(r[0])), Fraction(float(r[1])))
+        for w, r in zip(prior.weights, prior.row_pmfs)
+        if w > 0
+    ]
+
+    def mass(k: int) -> Fraction:
+        return sum((w * p0 ** (n - k) * p1**k for w, p0, p1 in comps), Fraction(0))
+
+    best = Fraction(1)
+    for k in np.flatnonzero(diff >= top - 1e-9):
+        a, b = mass(int(k)), mass(int(k) + 1)
+        best = max(best, a / b, b / a)
+    return best
 
 
 #: ε_X over the moves between x-types; defined with the other prior constants

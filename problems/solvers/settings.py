@@ -75,9 +75,10 @@ SCS_MAX_ITERS: Final = 20_000
 SCS_TIME_LIMIT: Final = 120.0
 
 # ------------------------------------------------------------------------------------------ solver orders
-#: The LP chain when no solver is named: Clarabel, HiGHS, SCS (:func:`problems.solvers.backends.default_order`
-#: puts CLARABEL-ALT second where the program has its own scaling, and STRUCTURED first for large dense LPs).
-LP_ORDER: Final = ("CLARABEL", "HIGHS", "SCS")
+#: The LP chain when no solver is named: Clarabel, HiGHS, the block method (reduced LPs only; a back end that
+#: does not support the LP is skipped), SCS (:func:`problems.solvers.backends.default_order` puts CLARABEL-ALT
+#: second where the program has its own scaling, and STRUCTURED first for large dense LPs).
+LP_ORDER: Final = ("CLARABEL", "HIGHS", "BLOCK", "SCS")
 #: Dense LPs from this many databases on start with the structured interior-point method.
 STRUCTURED_MIN_N: Final = 128
 #: The conic fallback (:func:`problems.solvers.conic.solve_with_fallback`), in order of preference:

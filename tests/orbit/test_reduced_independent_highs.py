@@ -62,6 +62,8 @@ PD_I_OFFSETS = (0.01, 0.3, 2.0, 20.0)
 def _components(spec: str) -> list[tuple[float, float, float]]:
     """(weight, π0, π1) of every i.i.d. component of an m = 2 prior spec."""
     kind, _, rest = spec.partition(":")
+    if kind == "uniform":
+        return [(1.0, 0.5, 0.5)]
     if kind == "iid":
         p0, p1 = (float(v) for v in rest.split(","))
         return [(1.0, p0, p1)]
@@ -72,9 +74,12 @@ def _components(spec: str) -> list[tuple[float, float, float]]:
         assert len(ws) == len(pis) and all(len(p) == 2 for p in pis)
         return [(w, p[0], p[1]) for w, p in zip(ws, pis)]
     if kind == "contagious":
-        # (1 − q)·uniform^{⊗n} + q·(½ δ_{0…0} + ½ δ_{1…1}): rows all equal, a common value drawn uniformly
-        q = float(rest)
-        return [(1.0 - q, 0.5, 0.5), (0.5 * q, 1.0, 0.0), (0.5 * q, 0.0, 1.0)]
+        # (1 − q)·π^{⊗n} + q·(π0 δ_{0…0} + π1 δ_{1…1}): with probability q all rows equal a common value a ~ π
+        # (π uniform unless given as contagious:q:π0,π1)
+        q_text, _, row = rest.partition(":")
+        q = float(q_text)
+        p0, p1 = (float(v) for v in row.split(",")) if row else (0.5, 0.5)
+        return [(1.0 - q, p0, p1), (q * p0, 1.0, 0.0), (q * p1, 0.0, 1.0)]
     raise ValueError(spec)
 
 

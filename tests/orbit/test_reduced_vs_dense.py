@@ -58,7 +58,8 @@ def test_pd_dp_and_pd_i_match_dense(n, m):
                 # are certified
                 if e > e_i:
                     assert a.status == b.status == Status.OPTIMAL, (n, m, prior.name, e)
-                assert b.certificate.max_residual <= 1e-7
+                if b.status == Status.OPTIMAL:  # at ε_X (no interior) an inaccurate answer may be a constant
+                    assert b.certificate.max_residual <= 1e-7  # mechanism whose LP residuals say nothing
                 _agree(a, b, (n, m, prior.name, e, a.stats.attempts))
         if ri.eps_X > 0.05:
             with pytest.raises(InfeasibleProgramError, match="ε_X"):

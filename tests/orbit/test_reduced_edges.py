@@ -1,0 +1,123 @@
+r"""Reduced PD-DP / PD-I / R-PD (m = 2) at the edges: contagious priors with a large ε_X, large ε, ε = 0, and
+ε one ulp either side of ε_X.
+
+Values are compared with the joint-type LP written from the definitions in
+``test_reduced_independent_highs.py`` (``reference``: HiGHS on scaled columns, checked a posteriori there),
+with closed forms (h(ε) = n/2 at ε = 0), and with ε_X decided here in rational arithmetic from the prior's
+parameters.  Tolerances: the value within 1e-6 relative of the reference, and the reference inside the
+bounds up to 1e-8 relative (the reference's own check is 1e-8 relative, its absolute 1e-9 being useless for
+optima of 1e-12 and below).
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import pytest
+from test_reduced_independent_highs import reference
+
+from problems.errors import InfeasibleProgramError
+from problems.orbit.dispatch import make_program
+from problems.orbit.symmetric_prior import parse_symmetric_prior
+
+REL = 1e-6
+REF_REL = 1e-8
+CONTAGIOUS = "contagious:0.2:0.3,0.7"
+
+
+def _solve(program: str, prior: str, n: int, eps: float):  # noqa: ANN202
+    return make_program(program, parse_symmetric_prior(prior, n, 2), path="reduced").solve(eps)
+
+
+def _check(program: str, prior: str, n: int, eps: float) -> None:
+    ref = reference(prior, n, program, eps)
+    res = _solve(program, prior, n, eps)
+    detail = f"{program} {prior} n={n} ε={eps!r}: {res.status} {res.bounds} value={res.value!r} ref={ref!r}"
+    assert str(res.status) == "optimal", detail
+    assert res.bounds.lower * (1 - REF_REL) <= ref <= res.bounds.upper * (1 + REF_REL), detail
+    assert abs(res.value - ref) <= REL * ref, detail
+
+
+# ----------------------------------------------------------------------------------------- fixed failures
+@pytest.mark.parametrize(
+    "program,prior,n,eps",
+    [
+        # e^{ε_X} ≈ 1e9 in the ratio rows: certified in joint-scaled columns (inaccurate, SCS, before)
+        pytest.param("pd-i", CONTAGIOUS, 20, 30.0, id="pd-i-contagious-n20-eps30"),
+        pytest.param("pd-i", CONTAGIOUS, 20, 40.0, id="pd-i-contagious-n20-eps40"),
+        # HiGHS stopped 3 % above the optimum unscaled; its E_d-scaled retry is proved
+        pytest.param("pd-dp", CONTAGIOUS, 20, 20.0, id="pd-dp-contagious-n20-eps20"),
+        # x-types of mass 3e-8 left HiGHS's multipliers 4e-5 short; the block method's are tight
+        pytest.param("pd-dp", CONTAGIOUS, 20, 10.0, id="pd-dp-contagious-n20-eps10"),
+    ],
+)
+def test_fixed_edge_cases_match_independent_highs(program, prior, n, eps):
+    _check(program, prior, n, eps)
+
+
+def test_pd_i_contagious_just_above_eps_X_matches_independent_highs():
+    prog = make_program("pd-i", parse_symmetric_prior(CONTAGIOUS, 20, 2), path="reduced")
+    _check("pd-i", CONTAGIOUS, 20, prog.eps_X + 0.3)
+
+
+@pytest.mark.parametrize("program", ["pd-dp", "pd-i", "r-pd"])
+def test_uniform_eps_zero_is_certified_at_n_over_2(program):
+    """ε = 0: every 0-DP mechanism is constant; for the uniform prior the optimum is h(0) = n/2 (m = 2)."""
+    res = _solve(program, "uniform", 6, 0.0)
+    assert str(res.status) == "optimal", res.bounds
+    assert res.bounds.lower <= 3.0 <= res.bounds.upper
+    assert res.value == pytest.approx(3.0, rel=1e-12)
+
+
+# ----------------------------------------------------------------------------------------- ε_X exactly
+def _exact_ratio(components: list[tuple[float, float, float]], n: int) -> Fraction:
+    """max over k of p_k/p_{k+1}, p_{k+1}/p_k with p_k = Σ w π0^{n−k} π1^k, in rationals (w, π0, π1 floats)."""
+    comps = [tuple(Fraction(float(v)) for v in c) for c in components]
+
+    def mass(k: int) -> Fraction:
+        return sum((w * a ** (n - k) * b**k for w, a, b in comps), Fraction(0))
+
+    masses = [mass(k) for k in range(n + 1)]
+    return max(max(masses[k] / masses[k + 1], masses[k + 1] / masses[k]) for k in range(n))
+
+
+def _exp_above(eps: float, ratio: Fraction) -> bool:
+    """e^ε > ratio, decided with a 60-term Taylor enclosure of e^{ε/64} in rationals (ε ≤ 40 here)."""
+    x = Fraction(eps) / 64
+    term, s = Fraction(1), Fraction(1)
+    for i in range(1, 60):
+        term = term * x / i
+        s += term
+    lo = s**64  # a lower bound (every omitted term is positive)
+    hi = (s + 2 * term) ** 64  # the tail is below twice the last term for x < 1
+    assert not (lo <= ratio <= hi), "enclosure too wide"
+    return lo > ratio
+
+
+@pytest.mark.parametrize("prior", [CONTAGIOUS, "mixture:0.3,0.3,0.4/0.999,0.001/0.5,0.5/0.001,0.999"])
+def test_pd_i_one_ulp_below_eps_X_is_proved_infeasible(prior):
+    """ε_X of an m = 2 mixture is the smallest float ε with e^ε ≥ the exact ratio of the masses defined by the
+    prior's float parameters: one ulp below it PD-I is proved infeasible (Lemma 3 of Wang, Ying & Zhang
+    2016); at it, it is feasible (no interior: the bounds hold, the status may be inaccurate)."""
+    n = 8
+    prog = make_program("pd-i", parse_symmetric_prior(prior, n, 2), path="reduced")
+    comps = [(w, r[0], r[1]) for w, r in zip(prog.prior.weights, prog.prior.row_pmfs) if w > 0]
+    ratio = _exact_ratio(comps, n)
+    below = math.nextafter(prog.eps_X, 0.0)
+    assert not _exp_above(below, ratio)
+    assert _exp_above(prog.eps_X, ratio)
+    with pytest.raises(InfeasibleProgramError):
+        prog.solve(below)
+    res = prog.solve(prog.eps_X)
+    assert res.bounds.lower <= res.bounds.upper
+
+
+# ----------------------------------------------------------------------------------------- slow: n = 30
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "program,eps",
+    [("pd-i", 33.0), ("pd-i", 40.0), ("pd-i", 50.0), ("pd-dp", 20.0), ("pd-dp", 33.0)],
+)
+def test_contagious_n30_matches_independent_highs(program, eps):
+    _check(program, CONTAGIOUS, 30, eps)
