@@ -42,6 +42,7 @@ __all__ = [
     "eps_X_ratio",
     "at_least_eps_X",
     "eps_X_symmetric",
+    "mixture_eps_X_ratio",
     "near_eps_X",
     "round_up_eps_X",
     "exp_at_least",
@@ -394,6 +395,31 @@ def eps_X_symmetric(prior) -> float:  # noqa: ANN001 - a SymmetricPrior
             new[:, a] -= 1
             new[:, a2] += 1
             best = max(best, float(np.max(np.abs(prior.log_mass(new) - lm[sel]), initial=0.0)))
+    return best
+
+
+def mixture_eps_X_ratio(prior) -> Fraction:  # noqa: ANN001 - an m = 2 SymmetricPrior
+    """e^{ε_X} exactly for an m = 2 mixture: max over k of p_k/p_{k+1} and p_{k+1}/p_k, p_k the exact mass of one
+    database with k ones.  Only the pairs within 1e-9 of the float maximum of |ln p_{k+1} − ln p_k| are compared
+    in rational arithmetic (the float logarithms are accurate to ~1e-13, so no other pair can be the maximum)."""
+    n = prior.n
+    ks = np.arange(n + 1)
+    lm = prior.log_mass(np.stack([n - ks, ks], axis=1))
+    diff = np.abs(np.diff(lm))
+    top = float(diff.max(initial=0.0))
+    comps = [
+        (Fraction(float(w)), Fraction(float(r[0])), Fraction(float(r[1])))
+        for w, r in zip(prior.weights, prior.row_pmfs)
+        if w > 0
+    ]
+
+    def mass(k: int) -> Fraction:
+        return sum((w * p0 ** (n - k) * p1**k for w, p0, p1 in comps), Fraction(0))
+
+    best = Fraction(1)
+    for k in np.flatnonzero(diff >= top - 1e-9):
+        a, b = mass(int(k)), mass(int(k) + 1)
+        best = max(best, a / b, b / a)
     return best
 
 

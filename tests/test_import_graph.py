@@ -167,3 +167,17 @@ def test_find_cycles_on_a_small_graph():
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
     assert find_cycles(graph) == [["a", "b", "c"]]
     assert _cycle_in(["a", "b", "c"], graph) == ["a", "b", "c", "a"]
+
+
+#: The longest a library module may be (a newcomer reads one concept per file).
+MAX_LINES = 700
+
+
+def test_no_library_file_is_over_the_line_limit() -> None:
+    long = {
+        str(path.relative_to(ROOT)): n
+        for package in PACKAGES
+        for path in sorted((ROOT / package).rglob("*.py"))
+        if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
+    }
+    assert long == {}

@@ -50,7 +50,7 @@ from ..lp.solution import LPSolution
 from ..lp.status import decide_status
 from ..lp.tiny import in_tiny_regime
 from ..mechanism import Mechanism
-from ..prior_constants import eps_X_symmetric, exp_at_least, near_eps_X, round_up_eps_X
+from ..prior_constants import eps_X_symmetric, exp_at_least, mixture_eps_X_ratio, near_eps_X, round_up_eps_X
 from ..priors import Prior
 from ..programs.theorem import SMALL_EPS_THEOREM, constant_lower, small_eps
 from ..result import SolveResult
@@ -454,7 +454,7 @@ class ReducedPDI(_PriorProgram):
     def _exact_eps_X_ratio(self):  # noqa: ANN202 - Fraction | None
         """e^{ε_X} as an exact ratio of the prior defined by its float parameters: 1 (uniform), π_max/π_min
         (i.i.d.), and for an m = 2 exchangeable mixture the largest p_k/p_{k±1} of the exact masses
-        p_k = Σ_j w_j π_j(0)^{n−k} π_j(1)^k (rational arithmetic, :func:`_mixture_eps_X_ratio`); ``None`` for
+        p_k = Σ_j w_j π_j(0)^{n−k} π_j(1)^k (rational arithmetic, :func:`~problems.prior_constants.mixture_eps_X_ratio`); ``None`` for
         mixtures with m ≥ 3."""
         from fractions import Fraction
 
@@ -467,7 +467,7 @@ class ReducedPDI(_PriorProgram):
             row = [Fraction(float(v)) for v in self.prior.row_pmfs[0]]
             got = max(row) / min(row)
         elif self.prior.m == 2 and self.prior.has_full_support:
-            got = _mixture_eps_X_ratio(self.prior)
+            got = mixture_eps_X_ratio(self.prior)
         self.__dict__["exact_eps_X_ratio"] = got
         return got
 
@@ -676,33 +676,6 @@ def choose_backend(reduction: str, m: int, variables: int) -> str:
     if reduction == "joint-type" and m == 2 and variables > LAYERED_MIN_VARIABLES:
         return "block"
     return "clarabel"
-
-
-def _mixture_eps_X_ratio(prior: SymmetricPrior):  # noqa: ANN202 - Fraction
-    """e^{ε_X} exactly for an m = 2 mixture: max over k of p_k/p_{k+1} and p_{k+1}/p_k, p_k the exact mass of one
-    database with k ones.  Only the pairs within 1e-9 of the float maximum of |ln p_{k+1} − ln p_k| are compared
-    in rational arithmetic (the float logarithms are accurate to ~1e-13, so no other pair can be the maximum)."""
-    from fractions import Fraction
-
-    n = prior.n
-    ks = np.arange(n + 1)
-    lm = prior.log_mass(np.stack([n - ks, ks], axis=1))
-    diff = np.abs(np.diff(lm))
-    top = float(diff.max(initial=0.0))
-    comps = [
-        (Fraction(float(w)), Fraction(float(r[0])), Fraction(float(r[1])))
-        for w, r in zip(prior.weights, prior.row_pmfs)
-        if w > 0
-    ]
-
-    def mass(k: int) -> Fraction:
-        return sum((w * p0 ** (n - k) * p1**k for w, p0, p1 in comps), Fraction(0))
-
-    best = Fraction(1)
-    for k in np.flatnonzero(diff >= top - 1e-9):
-        a, b = mass(int(k)), mass(int(k) + 1)
-        best = max(best, a / b, b / a)
-    return best
 
 
 #: ε_X over the moves between x-types; defined with the other prior constants

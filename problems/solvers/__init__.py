@@ -46,6 +46,7 @@ _LAZY: dict[str, str] = {
 __getattr__, __dir__ = lazy_exports(__name__, globals(), _LAZY, modules=("settings",))
 
 if TYPE_CHECKING:  # the lazily loaded names, for type checkers
+    from ..lp.solution import LPSolution as LPSolution  # the LP core's type (problems.lp.LPSolution)
     from . import settings
     from .attempts import Attempt
     from .backends import (
@@ -59,7 +60,7 @@ if TYPE_CHECKING:  # the lazily loaded names, for type checkers
         default_order,
         resolve_order,
     )
-    from .chain import LPSolution, certificate_of, solve, tightened_level
+    from .chain import certificate_of, solve, tightened_level
     from .conic import available_solvers, solve_with_fallback
     from .stats import SolverStats
 
@@ -75,7 +76,6 @@ __all__ = [
     "check_solver",
     "default_order",
     "resolve_order",
-    "LPSolution",
     "certificate_of",
     "solve",
     "tightened_level",

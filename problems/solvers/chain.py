@@ -41,7 +41,7 @@ from .settings import (
 )
 from .stats import SolverStats
 
-__all__ = ["LPSolution", "Attempt", "solve", "certificate_of", "tightened_level", "NEAR_MISS"]
+__all__ = ["Attempt", "solve", "certificate_of", "tightened_level", "NEAR_MISS"]
 
 
 def certificate_of(
