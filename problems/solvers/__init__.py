@@ -38,7 +38,8 @@ _LAZY: dict[str, str] = {
         ),
         ".backends",
     ),
-    **dict.fromkeys(("LPSolution", "certificate_of", "solve", "tightened_level"), ".chain"),
+    **dict.fromkeys(("certificate_of", "solve", "tightened_level"), ".chain"),
+    "LPSolution": "..lp.solution",  # the LP core's type, also reachable here (not in __all__)
     **dict.fromkeys(("available_solvers", "solve_with_fallback"), ".conic"),
     "SolverStats": ".stats",
 }
