@@ -47,6 +47,7 @@ from .cli_common import (
     run,
 )
 from .errors import InfeasibleProgramError, InvalidInputError, PrivacyToolkitError
+from .solve_choice import FORMULATIONS, LEGACY_PATHS, METHODS
 
 if TYPE_CHECKING:
     from .orbit.symmetric_prior import SymmetricPrior
@@ -463,21 +464,21 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--formulation",
-        choices=("auto", "dense", "reduced"),
+        choices=FORMULATIONS,
         default=None,
         help="auto (default): orbit-reduced for uniform/iid/contagious/mixture priors, dense N×N otherwise; "
         "dense or reduced: that program",
     )
     p.add_argument(
         "--method",
-        choices=("auto", "lp", "theorem"),
+        choices=METHODS,
         default=None,
         help="auto (default): a closed form of Wang, Ying & Zhang (2016) where one applies, else the LP; "
         "lp: always the LP; theorem: only the closed form (bad input where none applies); PD-MIP: auto only",
     )
     p.add_argument(
         "--path",
-        choices=("auto", "dense", "reduced", "lp", "theorem"),
+        choices=LEGACY_PATHS,
         default=None,
         help="deprecated: dense/reduced is --formulation, lp/theorem is --method",
     )
