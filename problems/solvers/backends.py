@@ -43,6 +43,7 @@ import scipy.sparse as sp
 from ..errors import InvalidInputError
 from ..lp.spec import RatioLPSpec
 from .settings import (
+    BLOCK_LP_TOL,
     CLARABEL_LP_LOOSE,
     CLARABEL_LP_OPTIONS,
     CLARABEL_LP_TIGHT,
@@ -578,6 +579,7 @@ class BlockBackend:
                 bounded=not _drop(spec, eps),
                 time_limit=time_limit,
                 enough=enough,
+                **({} if enough is None else {"tol": BLOCK_LP_TOL}),
             )
         except (SolverFailedError, ProblemTooLargeError, np.linalg.LinAlgError, FloatingPointError) as exc:
             raise BackendError(str(exc)) from exc

@@ -2,7 +2,9 @@
 
 The chain works until the rigorous bounds of :func:`problems.lp.bounds.certify` agree to
 :data:`~problems.lp.status.RELATIVE_GAP` (:func:`~problems.lp.status.refined`); the status of its answer is decided
-by the one rule of the toolkit, :func:`~problems.lp.status.decide_status`.  A back end that
+by the one rule of the toolkit, :func:`~problems.lp.status.decide_status`.  Once that rule certifies the point
+by its absolute tolerance alone (an optimum near zero), the later attempts only get a short try at the relative
+gap (:data:`~problems.solvers.settings.SETTLED_SECONDS`).  A back end that
 crashes, runs out of time or returns a poor point is recorded in ``attempts`` and the next one runs.  Bounds
 from different attempts combine (the best lower bound and the best exactly feasible point are both valid),
 so the final answer is never worse than its best attempt.  Its time limits and the parameters of its
@@ -32,6 +34,9 @@ from .settings import (
     NEAR_MISS_FACTOR,
     NEAR_MISS_SECONDS,
     POINT_BUDGET_FACTOR,
+    SETTLED_FACTOR,
+    SETTLED_SECONDS,
+    SETTLED_SKIP,
     TIGHTEN_COST,
     TIGHTEN_MAX,
     TIGHTEN_MIN,
@@ -115,6 +120,11 @@ def tightened_level(
     return eps - delta
 
 
+_SETTLED_SKIP_REASON = (
+    "the point is certified by the absolute tolerance, and a first-order method cannot sharpen that gap"
+)
+
+
 def _repair_lost(spec: RatioLPSpec, z: np.ndarray | None, lower: float, upper: float, rtol: float) -> bool:
     """True when the back end's own (unverified) value is near the proved lower bound (within NEAR_MISS) but the
     upper bound is not near that value: then an exactly feasible point near it is what is missing."""
@@ -143,7 +153,9 @@ def solve(
     :class:`~problems.errors.InvalidInputError` before anything runs); ``prefer`` is the program's own first
     choice when no solver is named; ``time_limit`` bounds each attempt (default
     :data:`~problems.solvers.settings.DEFAULT_TIME_LIMIT` seconds; after a near miss — bounds within
-    :data:`NEAR_MISS` — the later attempts get at most max(60 s, 20× the near miss's time)); ``known_lower`` is
+    :data:`NEAR_MISS` — the later attempts get at most max(60 s, 20× the near miss's time); once the bounds
+    certify the value by the absolute tolerance only, at most max(2 s, 5× the point's time so far), and SCS is
+    not run: :data:`~problems.solvers.settings.SETTLED_SECONDS`); ``known_lower`` is
     a lower bound proved by a closed form.  The whole point gets at most :data:`POINT_BUDGET_FACTOR` times the
     per-attempt limit; an attempt is cut to what is left of it, and attempts after it is spent are recorded as not
     run.  With the ticker on (:func:`problems.progress.enable_ticker`, as the command line does) an LP from
@@ -188,6 +200,13 @@ def solve(
     why = "first choice"
     for k, be in enumerate(order, start=1):
         t0 = time.perf_counter()
+        if best_z is not None and decide_status(best_lo, best_up, rtol=rtol).certified:
+            # settled: certified by the absolute tolerance, not yet to the relative one (refined would have
+            # stopped the chain); only a short try to sharpen the relative gap is worth its time
+            if be.name in SETTLED_SKIP:
+                attempts.append(Attempt(be.name, "not run: " + _SETTLED_SKIP_REASON, 0.0))
+                continue
+            limit = min(limit, max(SETTLED_SECONDS, SETTLED_FACTOR * (t0 - start)))
         try:
             raw = run(be, eps, why, k)
         except BackendError as exc:

@@ -1,0 +1,96 @@
+"""The LP chain at the edges: its stop rule after an absolute-tolerance certificate, and the block method run to
+its certificate (contagious PD-DP points its default tolerance left uncertified).
+
+References are independent of the toolkit's chain: the closed-form enclosure h(ε + ε_X) ≤ PD-DP ≤ h(ε) of
+Wang, Ying & Zhang (2016) and the joint-type LP of ``tests/orbit/test_reduced_independent_highs.py`` (written
+from the definitions, solved by HiGHS in scaled columns and checked a posteriori).
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from problems.lp.bounds import tight_reference
+from problems.lp.status import ABSOLUTE_GAP, refined
+from problems.orbit import ReducedPDDP
+from problems.orbit.symmetric_prior import parse_symmetric_prior
+from problems.solvers import chain
+from problems.solvers.backends import RawSolution
+from problems.solvers.settings import SETTLED_FACTOR, SETTLED_SECONDS, SETTLED_SKIP
+
+sys.path.insert(0, str(Path(__file__).parent / "orbit"))
+import test_reduced_independent_highs as independent  # noqa: E402 - the independently written HiGHS model
+
+CONTAGIOUS = "contagious:0.2:0.3,0.7"
+
+
+class _Reference:
+    """A back end that returns E_d just inside the level (exactly feasible, cost about h(ε)) and zero
+    multipliers (lower bound 0): at large ε, certified by the absolute tolerance only."""
+
+    def __init__(self, name: str) -> None:
+        self.name, self.limits = name, []
+
+    def solve(self, spec, eps, *, time_limit, enough=None):  # noqa: ANN001, ANN201
+        self.limits.append(time_limit)
+        z = tight_reference(spec, eps)
+        return RawSolution(z, np.zeros(spec.G), np.zeros(spec.P), "reference", 1, 0.0)
+
+
+def _h(n: int, eps: float) -> float:
+    """Theorem 1's h(ε) = n e^{−ε}/(1 + e^{−ε}) (m = 2)."""
+    return n * math.exp(-eps) / (1.0 + math.exp(-eps))
+
+
+def test_after_an_absolute_certificate_scs_is_skipped_and_the_rest_is_short(monkeypatch):
+    n, eps = 6, 40.0
+    spec = ReducedPDDP(parse_symmetric_prior("iid:0.3,0.7", n, 2)).lp.spec
+    first, scs, last = _Reference("CLARABEL"), _Reference("SCS"), _Reference("HIGHS")
+    assert "SCS" in SETTLED_SKIP
+    monkeypatch.setattr(chain, "resolve_order", lambda *a, **k: [first, scs, last])
+    sol = chain.solve(spec, eps, time_limit=100.0)
+    outcomes = dict(sol.stats.attempts)
+    # certified by the absolute tolerance, not the relative one: the chain goes on, briefly
+    assert str(sol.status) == "optimal" and not refined(sol.bounds.lower, sol.bounds.upper)
+    assert sol.bounds.upper - sol.bounds.lower <= ABSOLUTE_GAP
+    assert first.limits == [100.0]
+    assert scs.limits == [] and outcomes["SCS"].startswith("not run")
+    assert len(last.limits) == 1 and last.limits[0] <= max(SETTLED_SECONDS, SETTLED_FACTOR * 1.0)
+    # the value lies in the closed-form enclosure (ε_X = 0 for an i.i.d. prior: the value is h(ε))
+    assert sol.bounds.lower <= _h(n, eps) * (1 + 1e-9)
+    assert abs(sol.value - _h(n, eps)) <= 1e-6 * _h(n, eps)
+
+
+def test_a_point_not_yet_certified_keeps_the_full_limit(monkeypatch):
+    spec = ReducedPDDP(parse_symmetric_prior("iid:0.3,0.7", 6, 2)).lp.spec
+    first, scs = _Reference("CLARABEL"), _Reference("SCS")
+    monkeypatch.setattr(chain, "resolve_order", lambda *a, **k: [first, scs])
+    sol = chain.solve(spec, 1.0, time_limit=100.0)  # value ≈ 1.6: the zero multipliers prove nothing
+    assert str(sol.status) != "optimal"
+    assert scs.limits == [100.0]
+
+
+@pytest.mark.parametrize(
+    ("n", "eps", "scale_rate"),
+    [
+        (20, 15.0, 7.5),
+        pytest.param(30, 10.0, 2.0, marks=pytest.mark.slow),
+    ],
+)
+def test_block_method_certifies_contagious_pd_dp(n, eps, scale_rate):
+    """Left uncertified at the block method's default tolerance (bounds 4.5e-4 and 2.1e-6 apart, the point
+    above the optimum); run to the certificate, they are proved and match the independent HiGHS model (whose
+    E_d scaling passes its check at this rate, not at ε)."""
+    spec = ReducedPDDP(parse_symmetric_prior(CONTAGIOUS, n, 2)).lp.spec
+    sol = chain.solve(spec, eps, solver="block")
+    assert str(sol.status) == "optimal"
+    assert dict(sol.stats.attempts)["BLOCK"].endswith("certified")
+    lp = independent.joint_type_lp(n, independent.log_mass(CONTAGIOUS, n), eps, False)
+    ref, err = independent.solve_reference(lp, lp.log_scale("E", scale_rate))
+    assert sol.bounds.lower - 1e-9 * ref <= ref <= sol.bounds.upper + 1e-9 * ref
+    assert abs(sol.value - ref) <= 1e-6 * ref
