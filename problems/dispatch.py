@@ -351,11 +351,10 @@ def program_from_spec(
             prior = prior.to_prior()
         target = space if entry.prior_free else prior
     elif method == "lp" and name in ("pd-dp", "pd-i") and prior.kind != "uniform":
-        from .resources import reduced_lp_variables, require_reduced_lp
+        from .resources import reduced_lp_ratio_rows, reduced_lp_variables, require_reduced_lp
 
-        require_reduced_lp(
-            reduced_lp_variables(n, m)
-        )  # the LP is certainly needed: refuse before building it
+        # the LP is certainly needed: refuse before building it
+        require_reduced_lp(reduced_lp_variables(n, m), reduced_lp_ratio_rows(n, m))
     if lift_limit is not None and chosen == "reduced" and name != "pd-mip":
         kwargs["lift_limit"] = lift_limit
     program = make_program(name, target, chosen, **kwargs)

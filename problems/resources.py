@@ -45,6 +45,7 @@ __all__ = [
     "format_seconds",
     "require_dense_lp",
     "require_reduced_lp",
+    "reduced_lp_ratio_rows",
     "reduced_lp_variables",
 ]
 
@@ -263,8 +264,12 @@ def require_dense_lp(space, program: str) -> None:  # noqa: ANN001 - DatabaseSpa
     )
 
 
-#: Peak bytes per variable of a reduced (joint-type) LP: n = 200, m = 2 has 1.37 M variables and needs 7.7 GB.
+#: Peak bytes per variable of a reduced (joint-type) LP with m = 2 (about four ratio rows per variable): n = 200
+#: has 1.37 M variables and needs 7.7 GB.
 BYTES_PER_REDUCED_VARIABLE = 6000
+#: Peak bytes per variable *and* ratio row of a reduced LP, any m (m = 2, n = 200: 6.8 M of them, 7.7 GB, 1130
+#: bytes each; m = 3, n = 10: 481 338 of them, 685 MB peak RSS with the block method, 1120 bytes each).
+BYTES_PER_REDUCED_ROW = 1250
 
 
 def reduced_lp_variables(n: int, m: int) -> int:
@@ -274,10 +279,21 @@ def reduced_lp_variables(n: int, m: int) -> int:
     return comb(n + m * m - 1, m * m - 1)
 
 
-def require_reduced_lp(variables: int) -> None:
-    """Refuse a reduced LP whose solve would not fit in the memory budget."""
+def reduced_lp_ratio_rows(n: int, m: int) -> int:
+    """The ratio rows of the joint-type LP: one per joint type and move of one row's x-value from a to b ≠ a in a
+    cell (a, c) it occupies, so m²(m − 1) per joint type of n − 1 rows: m²(m − 1)·C(n + m² − 2, m² − 1)."""
+    return 0 if n < 1 else m * m * (m - 1) * reduced_lp_variables(n - 1, m)
+
+
+def require_reduced_lp(variables: int, ratio_rows: int | None = None) -> None:
+    """Refuse a reduced LP whose solve would not fit in the memory budget: :data:`BYTES_PER_REDUCED_ROW` per
+    variable and ratio row (when the rows are given) and at least :data:`BYTES_PER_REDUCED_VARIABLE` per
+    variable."""
+    need = as_bytes(BYTES_PER_REDUCED_VARIABLE, variables)
+    if ratio_rows is not None:
+        need = max(need, as_bytes(BYTES_PER_REDUCED_ROW, variables + ratio_rows))
     require_memory(
-        BASE_MEMORY + as_bytes(BYTES_PER_REDUCED_VARIABLE, variables),
+        BASE_MEMORY + need,
         f"the reduced LP ({format_count(variables)} joint-type variables)",
         "Use the theorem path where it applies (PD-I at ε ≥ ε̃_X, the uniform prior, ε = 0), a smaller n or m, "
         f"or a larger budget (${MEMORY_LIMIT_ENV}).",

@@ -134,7 +134,7 @@ class ReducedLP:
             raise InvalidInputError(f"backend must be one of {REDUCED_BACKENDS}, got {backend!r}")
         from ..resources import require_reduced_lp
 
-        require_reduced_lp(self.K)  # before the back end allocates its factorisation
+        require_reduced_lp(self.K, self.P)  # before the back end allocates its factorisation
         tiny = tiny_solution(self.spec, eps)
         return tiny or solve_lp(self.spec, eps, solver=solver, prefer=backend.upper(), time_limit=time_limit)
 

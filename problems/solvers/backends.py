@@ -211,19 +211,25 @@ def _drop(spec: RatioLPSpec, eps: float, sc: _Scaled | None = None) -> bool:
     return eps >= IMPLIED_NONNEG_MIN_EPS and nonneg_implied(spec)
 
 
-def _require_ldl_memory(spec: RatioLPSpec, name: str) -> None:
-    """Skip (BackendError, before anything is built) a sparse-LDLᵀ back end on a reduced LP whose predicted
-    memory (:func:`problems.solvers.kkt_memory.predicted_ldl_memory`) exceeds the memory budget."""
+def _require_backend_memory(spec: RatioLPSpec, name: str, *, highs: bool = False) -> None:
+    """Skip (BackendError, before anything is built) a back end on a reduced LP whose predicted memory exceeds
+    the memory budget: a sparse LDLᵀ (:func:`problems.solvers.kkt_memory.predicted_ldl_memory`) or, with
+    ``highs``, HiGHS's simplex (:func:`~problems.solvers.kkt_memory.predicted_highs_memory`)."""
     if spec.dense is not None:
         return  # dense programs are refused up front (problems.resources.require_dense_lp)
     from ..resources import format_bytes, memory_limits
-    from .kkt_memory import predicted_ldl_memory
+    from .kkt_memory import predicted_highs_memory, predicted_ldl_memory
 
-    need = predicted_ldl_memory(spec)
+    need = predicted_highs_memory(spec) if highs else predicted_ldl_memory(spec)
     source, budget = min(memory_limits().items(), key=lambda kv: kv[1])
     if need > budget:
+        what = (
+            f"for its copies of the LP and its simplex factor ({spec.K + spec.P:,} variables and ratio rows)"
+            if highs
+            else "for its sparse factorisation"
+        )
         raise BackendError(
-            f"not run: {name} would need about {format_bytes(need)} for its sparse factorisation; the memory "
+            f"not run: {name} would need about {format_bytes(need)} {what}; the memory "
             f"budget is {format_bytes(budget)} ({source})"
         )
 
@@ -266,7 +272,7 @@ class ClarabelBackend(_DirectConic):
 
         if self.alternative and spec.alt_log_scale is None:
             raise BackendError("this LP has no alternative scaling")
-        _require_ldl_memory(spec, "Clarabel")
+        _require_backend_memory(spec, "Clarabel")
         t0 = time.perf_counter()
         sc, M, rhs, E, n_ineq = self.data(spec, eps)
         opts = {
@@ -316,7 +322,7 @@ class ScsBackend(_DirectConic):
     ) -> RawSolution:
         import scs
 
-        _require_ldl_memory(spec, "SCS")
+        _require_backend_memory(spec, "SCS")
         t0 = time.perf_counter()
         sc, M, rhs, E, n_ineq = self.data(spec, eps)
         try:
@@ -354,6 +360,7 @@ class HighsBackend:
     def solve(
         self, spec: RatioLPSpec, eps: float, *, time_limit: float, enough: Enough | None = None
     ) -> RawSolution:
+        _require_backend_memory(spec, "HiGHS", highs=True)
         t0 = time.perf_counter()
         raw = self._solve(spec, eps, time_limit, scale=False)
         # HiGHS drops matrix entries below 1e-9 and scales the model itself, so it first sees the LP unscaled.
@@ -477,7 +484,7 @@ class CvxpyBackend:
     ) -> RawSolution:
         import cvxpy as cp
 
-        _require_ldl_memory(spec, f"CVXPY + {self.solver}")
+        _require_backend_memory(spec, f"CVXPY + {self.solver}")
         t0 = time.perf_counter()
         sc = _scaled(spec, eps, loosen=False)
         scaled = not np.all(sc.s == 1.0)

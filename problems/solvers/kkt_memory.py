@@ -19,6 +19,15 @@ index and the solver's copies of the matrix).  The estimate is a guard, not a me
 Measured, m = 3, i.i.d. (0.2, 0.3, 0.5), PD-DP at ε = 1: n = 16 (735 471 variables, 8.8 M ratio rows),
 Clarabel used 14 GB before it was stopped; this model predicts about 20 GB (n = 8 and 10: 0.21 and
 0.47 GB predicted, 217 and 520 MB peak RSS measured).
+
+HiGHS (:func:`predicted_highs_memory`) keeps SciPy's sparse copies of the LP, its own model, the presolved model
+and the simplex's factor of a basis of G + P rows: linear in the variables and ratio rows.  Measured peak RSS
+of :func:`scipy.optimize.linprog` (``method="highs"``) less the process before it, PD-DP at ε = 1: m = 3,
+i.i.d. (0.2, 0.3, 0.5), n = 6, 8, 10 (K + P = 26 169, 128 700, 481 338): 35, 154, 546 MB, 1415, 1253 and
+1190 bytes per variable and ratio row; m = 2, i.i.d. (0.3, 0.7), n = 50, 100 (111 826, 863 651): 130 and
+955 MB, 1216 and 1159 bytes (every run but n = 6 stopped at its time limit, 200 s under load, so
+:data:`HIGHS_BYTES_PER_ROW` keeps a margin of 40 % over the largest).  At m = 3, n = 16 (9.5 M variables and
+rows) it predicts 19 GB, and HiGHS is not run within a smaller budget.
 """
 
 from __future__ import annotations
@@ -30,7 +39,15 @@ from scipy.sparse.csgraph import connected_components
 from ..lp.spec import RatioLPSpec
 from ..resources import BASE_MEMORY
 
-__all__ = ["ldl_factor_entries", "predicted_ldl_memory", "BYTES_PER_ENTRY", "BYTES_PER_ROW", "LATTICE_FILL"]
+__all__ = [
+    "ldl_factor_entries",
+    "predicted_ldl_memory",
+    "predicted_highs_memory",
+    "BYTES_PER_ENTRY",
+    "BYTES_PER_ROW",
+    "HIGHS_BYTES_PER_ROW",
+    "LATTICE_FILL",
+]
 
 #: fill constants C_d of a d-dimensional lattice block (d = 2: C_2 n log₂ n; d ≥ 3: C_d n^{2−2/d})
 LATTICE_FILL = {2: 6.0, "high": 2.8}
@@ -39,6 +56,8 @@ LATTICE_FILL = {2: 6.0, "high": 2.8}
 BYTES_PER_ENTRY = 20
 #: bytes per variable and ratio row outside the factor (the stacked matrix, the KKT matrix, the spec's arrays)
 BYTES_PER_ROW = 200
+#: HiGHS: peak bytes per variable and ratio row (measured 1160–1415, see the module docstring)
+HIGHS_BYTES_PER_ROW = 2000
 
 
 def _block_fill(sizes: np.ndarray, d: int) -> float:
@@ -75,3 +94,9 @@ def ldl_factor_entries(spec: RatioLPSpec) -> float:
 def predicted_ldl_memory(spec: RatioLPSpec) -> float:
     """Predicted peak bytes of Clarabel / SCS (a sparse LDLᵀ of the KKT matrix) on ``spec``."""
     return BASE_MEMORY + BYTES_PER_ENTRY * ldl_factor_entries(spec) + BYTES_PER_ROW * (spec.K + spec.P)
+
+
+def predicted_highs_memory(spec: RatioLPSpec) -> float:
+    """Predicted peak bytes of HiGHS (:func:`scipy.optimize.linprog`) on ``spec``: :data:`HIGHS_BYTES_PER_ROW`
+    per variable and ratio row, over the toolkit's base (see the module docstring)."""
+    return BASE_MEMORY + HIGHS_BYTES_PER_ROW * float(spec.K + spec.P)

@@ -1,0 +1,72 @@
+"""The memory guards of the reduced LPs: HiGHS's prediction (problems.solvers.kkt_memory) and the reduced LP's
+own estimate, which counts ratio rows (problems.resources.require_reduced_lp).
+
+The ratio-row count is checked against a brute-force enumeration of joint types and moves written here."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from problems import resources
+from problems.errors import ProblemTooLargeError
+from problems.orbit import ReducedPDDP
+from problems.orbit.symmetric_prior import parse_symmetric_prior
+from problems.solvers import kkt_memory
+from problems.solvers.chain import solve as solve_lp
+
+
+def _brute_force_rows(n: int, m: int) -> tuple[int, int]:
+    """(joint types, ratio rows): joint types are the counts of the m² cells (x-value, y-value) summing to n;
+    a row moves one x-value a → b ≠ a within an occupied cell (a, c)."""
+    cells = m * m
+    types = [t for t in itertools.product(range(n + 1), repeat=cells) if sum(t) == n]
+    rows = sum((m - 1) for t in types for cell in range(cells) if t[cell] > 0)
+    return len(types), rows
+
+
+@pytest.mark.parametrize(("n", "m"), [(1, 2), (3, 2), (5, 2), (2, 3), (3, 3)])
+def test_ratio_row_count_matches_brute_force(n, m):
+    K, P = _brute_force_rows(n, m)
+    assert resources.reduced_lp_variables(n, m) == K
+    assert resources.reduced_lp_ratio_rows(n, m) == P
+
+
+@pytest.mark.parametrize(("n", "m"), [(6, 2), (3, 3)])
+def test_ratio_row_count_matches_the_built_lp(n, m):
+    row = ",".join(["0.2", "0.8"] if m == 2 else ["0.2", "0.3", "0.5"])
+    spec = ReducedPDDP(parse_symmetric_prior(f"iid:{row}", n, m)).lp.spec
+    assert (spec.K, spec.P) == (resources.reduced_lp_variables(n, m), resources.reduced_lp_ratio_rows(n, m))
+
+
+def test_highs_is_skipped_over_budget_with_its_reason(monkeypatch):
+    """HiGHS predicted over the budget is not started (the reason in the attempts); another back end answers."""
+    monkeypatch.setattr(kkt_memory, "HIGHS_BYTES_PER_ROW", 1e12)
+    spec = ReducedPDDP(parse_symmetric_prior("iid:0.3,0.7", 6, 2)).lp.spec
+    sol = solve_lp(spec, 0.8, solver="highs")
+    name, outcome = sol.stats.attempts[0]
+    assert name == "HIGHS" and outcome.startswith("error: not run: HiGHS would need about")
+    assert "variables and ratio rows" in outcome and "the memory budget is" in outcome
+    assert sol.status == "optimal" and sol.stats.solver != "HIGHS"
+
+
+def test_highs_prediction_covers_the_measured_peaks():
+    """The measured peaks of the module docstring (bytes over the process before HiGHS started) lie below
+    the prediction less the base, with room."""
+    measured = {(6, 3): 35e6, (8, 3): 154e6, (10, 3): 546e6, (50, 2): 130e6, (100, 2): 955e6}
+    for (n, m), peak in measured.items():
+        rows = resources.reduced_lp_variables(n, m) + resources.reduced_lp_ratio_rows(n, m)
+        assert kkt_memory.HIGHS_BYTES_PER_ROW * rows >= 1.3 * peak
+
+
+def test_reduced_lp_estimate_counts_ratio_rows(monkeypatch):
+    """m = 3, n = 10 peaked at 685 MB (block method): the per-variable estimate alone (412 MB) passed a 600 MB
+    budget; with the ratio rows the LP is refused."""
+    monkeypatch.setenv(resources.MEMORY_LIMIT_ENV, "600M")
+    K, P = resources.reduced_lp_variables(10, 3), resources.reduced_lp_ratio_rows(10, 3)
+    resources.require_reduced_lp(K)  # the old estimate: optimistic
+    with pytest.raises(ProblemTooLargeError):
+        resources.require_reduced_lp(K, P)
+    monkeypatch.setenv(resources.MEMORY_LIMIT_ENV, "800M")
+    resources.require_reduced_lp(K, P)
