@@ -149,6 +149,17 @@ def test_pd_mip_just_below_D_max_is_certified_by_the_absolute_tolerance(n, e):
     assert abs(res.value - ref) <= 1e-12
 
 
+def test_pd_mip_iid_near_D_max_matches_the_closed_form():
+    """i.i.d. Bernoulli(0.3) rows, n = 2, D = 0.99·D_max: single-letterisation gives R = n(H_b(0.3) − H_b(D/n))
+    (Hamming distortion); certified to the relative rule and equal to it."""
+    n, D = 2, 0.99 * 0.6
+    ref = n * (_hb(0.3) - _hb(D / n))
+    res = PDMIP(priors.iid(DatabaseSpace(n, 2), [0.7, 0.3])).solve(D)
+    assert res.status == "optimal"
+    assert res.bounds.lower - 1e-12 <= ref <= res.bounds.upper + 1e-12
+    assert _close(res.value, ref)
+
+
 def test_bits_option_and_extremes():
     prior = priors.uniform(DatabaseSpace(2, 2))
     prog = PDMIP(prior)
