@@ -182,9 +182,10 @@ def blahut_point_at_distortion(
     """The point of the rate–distortion curve at distortion exactly D, near slope ``lam``: ``(W, q, t)``.
 
     The optimum of PD-MIP with an active constraint is the Blahut point W_t whose distortion equals D; t is
-    found by Brent's method (to ``tol``) in a bracket grown from ±0.1 % around the solver's multiplier (by 10 % six
-    times, then doubled, ``tries`` times in all), each evaluation a Blahut iteration warm-started from ``q``.  Returns ``None`` when no
-    bracket is found or the point's distortion exceeds D by more than ``slack`` (the caller keeps its point).
+    found by Brent's method (to ``tol``) in a bracket grown from ±0.1 % around the solver's multiplier (by 10 %
+    six times, then doubled, ``tries`` times in all), each evaluation a Blahut iteration warm-started from
+    ``q``.  Returns ``None`` when no bracket is found or the point's distortion exceeds D by more than ``slack``
+    (the caller keeps its point).
     Used by :class:`PDMIP` and by the single-letter :class:`~problems.orbit.pd_mip_iid.ReducedPDMIP`.
     """
     from scipy.optimize import brentq

@@ -9,8 +9,8 @@
 * :mod:`problems.solvers.attempts` — :class:`Attempt`, one solver's try, recorded alike by the chain and the
   conic fallback;
 * :mod:`problems.solvers.stats` — :class:`SolverStats`, what the solver layer did;
-* :mod:`problems.solvers.kkt_memory` — the predicted memory of a general back end's sparse factorisation (the
-  chain skips a back end that would exceed the memory budget).
+* :mod:`problems.solvers.kkt_memory` — the predicted memory of a general back end's sparse factorisation and of
+  HiGHS (the chain skips a back end that would exceed the memory budget).
 
 The LP core (:mod:`problems.lp`: specification, bounds, status) and the chain with its back ends import
 without CVXPY; only :mod:`problems.solvers.conic` and the ``CVXPY`` back end load it, when used.

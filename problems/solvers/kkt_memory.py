@@ -1,4 +1,4 @@
-r"""Predicted memory of a sparse LDLᵀ back end (Clarabel, SCS, CVXPY) on a reduced ratio LP, before it starts.
+r"""Predicted memory of a sparse LDLᵀ back end (Clarabel, SCS, CVXPY) and of HiGHS on a reduced ratio LP.
 
 Clarabel (QDLDL) and SCS factorise the KKT matrix of the stacked LP once per iteration.  A minimum-degree
 ordering eliminates the ratio rows (two entries each) first and the linking rows (one per x-type, touching
