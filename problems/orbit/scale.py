@@ -63,7 +63,8 @@ DEFAULT_LEVELS: tuple[float, ...] = (0.05, 0.1, 0.15, 0.2, 0.25, 0.28, 0.295, 0.
 def _value_and_slope(
     prog, eps: float, log: list[dict] | None = None, progress: Callable[[str], object] | None = None
 ) -> tuple[float, float]:
-    """D*(ε) and dD*/dε (envelope theorem on the reduced LP; NaN if the LP was solved rescaled)."""
+    """D*(ε) and dD*/dε (envelope theorem on the reduced LP, or on the one-row LP of an i.i.d. prior's theorem
+    answer; NaN where there are no multipliers: the root finder bisects)."""
     t0 = time.perf_counter()
     res = prog.solve(eps)
     if log is not None:
@@ -88,9 +89,11 @@ def _value_and_slope(
                 f"  LP at ε = {e['eps']:.9g}: D* = {e['value']:.10g}, KKT {e['max_kkt']:.1e}, {e['seconds']:.1f} s"
                 + ("" if e["certified"] else f", NOT certified ({res.status}, bounds {res.bounds})")
             )
-    lp = prog.lp
+    if "slope" in res.extras:  # i.i.d. prior: n × the one-row envelope slope (problems.orbit.product_prior)
+        return res.value, float(res.extras["slope"])
     if "u" not in res.extras or not res.duals:
         return res.value, math.nan  # theorem path: no multipliers (the root finder bisects)
+    lp = prog.lp
     u = np.asarray(res.extras["u"], dtype=float)
     lam = np.asarray(res.duals["ratio"], dtype=float)
     slope = -math.exp(res.eps) * float(lam @ (lp.spec.kappa * u[lp.spec.dst]))
