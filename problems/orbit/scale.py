@@ -21,9 +21,14 @@ infeasible, Lemma 3); where D*_i(ε_X) ≤ D already, ε*_i(D) = ε_X.  Where D*
 The prior is i.i.d. with row pmf ``row`` (default (0.3, 0.7)), so D*_d(0) = 0.3·n (output the all-ones
 database).  Measured (n = 10, 50): ε*_d = ε*_i = h⁻¹ for D/n < 0.3 (to 1e-6), while for D/n ≥ 0.3
 ε*_d = 0 and ε*_i = ε_X = ln(7/3) but h⁻¹(D) > 0 until D/n = 1/2 (note h(ε_X) = 0.3·n): the default
-levels straddle D/n = 0.3.  Cost: a few LP solves per point; the m = 2 joint-type LP has C(n+3, 3) variables
-(23 426 at n = 50: ~2.5 s per solve; 1.37 M at n = 200: ~12 CPU min per solve, hours per figure), see
-``docs/orbit_reduction.md`` §7 for measured times.
+levels straddle D/n = 0.3.
+
+*Cost.*  For an i.i.d. prior every solve is the single-letterisation theorem
+(:mod:`problems.orbit.product_prior`: n times the certified one-row program, milliseconds at any n; its answer
+carries the slope n·dD₁*/dε), which also proves that ε*(D)/n does not depend on n — the 24 points of the
+n = 200 figure take about 4 CPU s.  With ``method="lp"`` (and for exchangeable mixtures) each point costs a few
+reduced LP solves; the m = 2 joint-type LP has C(n+3, 3) variables (23 426 at n = 50: ~2.5 s per solve;
+1.37 M at n = 200: ~12 CPU min per solve, hours per figure), see ``docs/orbit_reduction.md`` §7.
 """
 
 from __future__ import annotations
@@ -86,7 +91,8 @@ def _value_and_slope(
         if progress is not None:
             e = log[-1]
             progress(
-                f"  LP at ε = {e['eps']:.9g}: D* = {e['value']:.10g}, KKT {e['max_kkt']:.1e}, {e['seconds']:.1f} s"
+                f"  {'theorem' if res.stats.solver == 'theorem' else 'LP'} at ε = {e['eps']:.9g}: D* = {e['value']:.10g}, "
+                f"KKT {e['max_kkt']:.1e}, {e['seconds']:.1f} s"
                 + ("" if e["certified"] else f", NOT certified ({res.status}, bounds {res.bounds})")
             )
     if "slope" in res.extras:  # i.i.d. prior: n × the one-row envelope slope (problems.orbit.product_prior)

@@ -156,7 +156,13 @@ def _record(sec, rows, ns, label, png, iid: bool = True) -> None:  # noqa: ANN00
     pre = [n for n in all_ns if n not in ns]
     sec.say(
         f"**Theorem 1 of Wang, Ying & Zhang (2016) at scale.** ε*_d(D) and ε*_i(D) for the {label} at "
-        f"n = {', '.join(map(str, all_ns))}, each point by Newton inversion of the orbit-reduced LP"
+        f"n = {', '.join(map(str, all_ns))}, each point by Newton inversion of D*(ε) — "
+        + (
+            "for an i.i.d. prior n times the certified one-row program (single-letterisation, "
+            "problems.orbit.product_prior)"
+            if iid
+            else "the orbit-reduced LP"
+        )
         + (f" (n = {', '.join(map(str, pre))}: precomputed rows shipped with the package)" if pre else "")
         + ". Checked: ε*_d ≤ max{h⁻¹(D), 0} ≤ max{h⁻¹(D), ε_X} ≤ ε*_i at every point."
     )
