@@ -66,12 +66,16 @@ DEFAULT_LEVELS: tuple[float, ...] = (0.05, 0.1, 0.15, 0.2, 0.25, 0.28, 0.295, 0.
 
 
 def _value_and_slope(
-    prog, eps: float, log: list[dict] | None = None, progress: Callable[[str], object] | None = None
+    prog,
+    eps: float,
+    log: list[dict] | None = None,
+    progress: Callable[[str], object] | None = None,
+    method: str = "auto",
 ) -> tuple[float, float]:
     """D*(ε) and dD*/dε (envelope theorem on the reduced LP, or on the one-row LP of an i.i.d. prior's theorem
     answer; NaN where there are no multipliers: the root finder bisects)."""
     t0 = time.perf_counter()
-    res = prog.solve(eps)
+    res = prog.solve(eps, method=method)
     if log is not None:
         cert = res.certificate
         log.append(
@@ -120,13 +124,16 @@ def eps_star_curve(
     counter: list[int] | None = None,
     log: list[dict] | None = None,
     progress: Callable[[str], object] | None = None,
+    method: str = "auto",
 ) -> list[float]:
-    """ε*(δn) for each δ in ``levels`` (NaN if D*(eps_max) > δn); see the module docstring for the method."""
+    """ε*(δn) for each δ in ``levels`` (NaN if D*(eps_max) > δn); see the module docstring for the method.
+
+    ``method`` is passed to every ``prog.solve`` (``"lp"``: the reduced LP even where a theorem answers)."""
     cache: dict[float, tuple[float, float]] = {}
 
     def F(eps: float) -> tuple[float, float]:
         if eps not in cache:
-            cache[eps] = _value_and_slope(prog, eps, log, progress)
+            cache[eps] = _value_and_slope(prog, eps, log, progress, method)
             if counter is not None:
                 counter[0] += 1
         return cache[eps]
