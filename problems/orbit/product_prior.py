@@ -73,9 +73,9 @@ ROUNDING_MARGIN = 4.0 * UNIT_ROUNDOFF
 ROW_LEVEL = "row (the mechanism is the n-fold product of this m×m channel)"
 
 _THEOREM = (
-    "single-letterisation for the i.i.d. prior π^⊗n (problems.orbit.product_prior): {name}_n(ε) = n·{name}_1(ε; π) "
-    "(the product of one-row optimal mechanisms is feasible; every row marginal of a feasible mechanism is a "
-    "feasible one-row mechanism, Wang, Ying & Zhang (2016) programs (8)–(15)); one row: {basis}"
+    "single-letterisation for the i.i.d. prior π^⊗n: {name}_n(ε) = n·{name}_1(ε; π) (the product of one-row optimal "
+    "mechanisms is feasible, the row marginals of a feasible mechanism are; docs/orbit_reduction.md §12); one row: "
+    "{basis}"
 )
 
 

@@ -254,3 +254,28 @@ def test_n200_rows_by_the_theorem_equal_the_shipped_lp_rows():
         for r, e in zip(mine, got):
             shipped = float(r["eps_star"])
             assert abs(e - shipped) <= 1e-6 * max(1.0, shipped), (name, r["D_over_n"], e, shipped)
+
+
+def test_sampling_and_lifting_a_row_level_answer():
+    """n = 200: ``sample`` draws each row from the one-row channel (the flip rate matches the answer's value for
+    x drawn from the prior); n = 8 with a lift limit of 100 (N = 256 above it): ``lift_mechanism`` gives
+    W₁^{⊗n}, whose distortion under the prior is the answer's value."""
+    from problems.orbit import lift_mechanism, sample
+
+    n = 200
+    res = _solve(ReducedPDDP, ROW, n, 1.5)
+    rng = np.random.default_rng(5)
+    x = (rng.random(n) < ROW[1]).astype(np.int64)  # one database drawn from π^{⊗n}
+    y = sample(res, x, 4000, rng)
+    W1 = res.extras["single_letter_channel"]
+    expected = float(sum(1.0 - W1[a, a] for a in x))  # E d(x, Y) for this x
+    got = float((y != x[None, :]).sum(axis=1).mean())
+    assert abs(got - expected) <= 5 * math.sqrt(expected / 4000) + 1e-9
+    n = 8
+    small = ReducedPDDP(symmetric_iid(n, list(ROW)), lift_limit=100).solve(1.5)
+    assert small.extras["mechanism_level"].startswith("row")
+    W = lift_mechanism(small).matrix
+    xs = np.array(list(itertools.product(range(2), repeat=n)))
+    p = np.prod(np.where(xs == 1, ROW[1], ROW[0]), axis=1)
+    d = (xs[:, None, :] != xs[None, :, :]).sum(axis=2)
+    assert float(np.sum(p[:, None] * W * d)) == pytest.approx(small.value, rel=1e-9)
