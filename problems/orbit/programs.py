@@ -26,6 +26,10 @@ inequality in u.  For the uniform prior (and for R-PD, which has no prior) the l
 d(x, y) = l, so u becomes g[l] = P(d(x, Y) = l) (n + 1 variables) with
 g[l] ≤ e^ε (l+1)/((n−l)(m−1)) g[l+1] and g[l+1] ≤ e^ε (n−l)(m−1)/(l+1) g[l].
 
+*i.i.d. priors.*  For p_X = π^{⊗n} both programs single-letterise (D*_n(ε) = n·D*_1(ε; π)):
+:mod:`problems.orbit.product_prior` answers them from the certified one-row program at any n, and the joint types
+below are built only when the LP is asked for (``method="lp"``) or the theorem's answer is not certified.
+
 *Certificates.*  The certificate is the toolkit's KKT check of the reduced LP.  It certifies the full LP: the
 reduced primal u lifts to a feasible full point with the same objective (W(y|x) = u[T]/c(T|t)), and a
 reduced dual lifts to a full dual of equal value (spread each ratio multiplier λ_p evenly over the pairs of
@@ -442,7 +446,9 @@ class ReducedPDDP(_PriorProgram):
     :class:`~problems.priors.Prior` of kind uniform/iid/exchangeable or a
     :class:`~problems.orbit.symmetric_prior.SymmetricPrior` (any n).  ``backend`` is ``"auto"`` (default:
     :func:`choose_backend`), ``"clarabel"`` (direct), ``"block"`` (:mod:`problems.orbit.block_ipm`, with
-    Clarabel as its fallback) or ``"cvxpy"`` (DPP Parameter for e^ε).
+    Clarabel as its fallback) or ``"cvxpy"`` (DPP Parameter for e^ε).  For an i.i.d. prior ``method="auto"`` /
+    ``"theorem"`` answer by single-letterisation at any n (:mod:`problems.orbit.product_prior`; the joint types are
+    then never built), ``method="lp"`` by the reduced LP.
     """
 
     program = "pd-dp"
@@ -452,7 +458,8 @@ class ReducedPDI(_PriorProgram):
     """PD-I (Wang, Ying & Zhang 2016, (8)–(12), as the LP in the joint) reduced to joint types (distances if uniform).
 
     Ratio coefficients carry the extra factor p_X(x')/p_X(x).  Infeasible for ε < ε_X (Lemma 3), computed here
-    over moves between x-types: ε_X = max |ln p_X(x') − ln p_X(x)|.
+    over moves between x-types: ε_X = max |ln p_X(x') − ln p_X(x)|.  An i.i.d. prior is answered as for
+    :class:`ReducedPDDP` (single-letterisation; Lemma 4's E_i^{(1)⊗n} is the case where the one row is E_i).
     """
 
     program = "pd-i"
