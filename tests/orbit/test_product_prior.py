@@ -279,3 +279,22 @@ def test_sampling_and_lifting_a_row_level_answer():
     p = np.prod(np.where(xs == 1, ROW[1], ROW[0]), axis=1)
     d = (xs[:, None, :] != xs[None, :, :]).sum(axis=2)
     assert float(np.sum(p[:, None] * W * d)) == pytest.approx(small.value, rel=1e-9)
+
+
+def test_all_24_points_of_the_n200_figure_against_the_closed_forms():
+    """The 24 default points at n = 200 through ``scale_rows`` (the theorem path): all certified, and equal to
+    the exact privacy–distortion functions of π = (0.3, 0.7) written out here (test_scale.py proves them):
+    ε*_d = ln(n/D − 1) below D/n = 0.3 and 0 above; ε*_i = ln(n/D − 1) up to D/n = 0.3 and ε_X = ln(7/3) above."""
+    from problems.orbit.scale import DEFAULT_LEVELS, scale_rows
+
+    n = 200
+    for program in ("dp", "i"):
+        rows = scale_rows(n, program, DEFAULT_LEVELS, progress=lambda s: None)
+        assert len(rows) == 12 and all(r["uncertified_solves"] == 0 for r in rows)
+        for r in rows:
+            delta = r["D_over_n"]
+            if delta < 0.3:
+                exact = math.log(1.0 / delta - 1.0)
+            else:
+                exact = 0.0 if program == "dp" else math.log(0.7 / 0.3)
+            assert r["eps_star"] == pytest.approx(exact, rel=1e-6, abs=1e-9), (program, delta)
