@@ -202,7 +202,7 @@ def _record(sec, rows, ns, label, png, iid: bool = True) -> None:  # noqa: ANN00
 
 
 def scale_section(sec: Section, ctx: Context) -> None:
-    """The i.i.d. scale figure: n = 10, 50 (``--quick``: 6, 10; ``--full``: 10, 50, 200 through the sweep)."""
+    """The i.i.d. scale figure: n = 10, 50, 200 (``--quick``: 6, 10; ``--full``: the same n through the sweep)."""
     kwargs: dict = {}
     if ctx.quick:
         kwargs = {"ns": (6, 10)}
