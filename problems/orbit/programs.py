@@ -329,9 +329,8 @@ class _PriorProgram(_Base):
             size = self.lp.K
         else:
             size = math.comb(sym.n + sym.m**2 - 1, sym.m**2 - 1)  # the joint types
-            del (
-                self.types
-            )  # set by _build_joint_types: now, or on first use (__getattr__) for an i.i.d. prior
+            # self.types is set by _build_joint_types: now, or on first use (__getattr__) for an i.i.d. prior
+            del self.types
             if iid_row_pmf(sym) is None:
                 self._build_joint_types()
             else:  # the theorem path (problems.orbit.product_prior) needs no joint types
@@ -410,10 +409,8 @@ class _PriorProgram(_Base):
         eps = check_eps(eps)
         if method not in METHODS:
             check_method(method)  # bad input naming the valid methods
-        if method != "lp" and self.reduction != "distance":
-            res = product_theorem(
-                self, eps, solver=solver or self.solver
-            )  # i.i.d. prior: n × the one-row answer
+        if method != "lp" and self.reduction != "distance":  # an i.i.d. prior: n × the one-row answer
+            res = product_theorem(self, eps, solver=solver or self.solver)
             if res is not None:
                 return res
         tiny = in_tiny_regime(self.lp.spec, eps)  # large ε: the LP answers without solving (lp.tiny)
