@@ -69,10 +69,9 @@ def constant_distortion(program) -> float:  # noqa: ANN001
 
     from .orbit.symmetric_prior import iid_row_pmf
 
-    row = iid_row_pmf(getattr(program, "prior", None))
-    if (
-        row is not None
-    ):  # an i.i.d. prior: P(X_k = a) = π(a) (the joint types of a reduced program are not needed)
+    prior = getattr(program, "prior", None)
+    row = iid_row_pmf(prior) if prior is not None else None
+    if row is not None:  # an i.i.d. prior: P(X_k = a) = π(a) (a reduced program's joint types are not needed)
         return float(program.space.n * (1.0 - float(np.max(row))))
     types = getattr(program, "types", None)
     if types is not None:  # reduced, joint types: P(X_k = a) = E[t_a]/n for an exchangeable prior

@@ -145,7 +145,7 @@ def product_theorem(program: Any, eps: float, *, solver: str | None = None) -> S
     )
     theorem = _THEOREM.format(name=program.program.upper(), basis=basis)
     W1 = np.asarray(res1.mechanism.matrix, dtype=float)
-    row = iid_row_pmf(program.prior)
+    row = np.asarray(single.prior.pmf, dtype=float)  # π: the one-row prior's pmf
     extras: dict[str, Any] = {
         "reduction": "single-letter",
         "n": n,
