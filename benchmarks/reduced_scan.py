@@ -78,7 +78,7 @@ def _solve(program: str, prior: str, n: int, eps: float, conn) -> None:  # noqa:
     t0 = time.process_time()
     try:
         sym = parse_symmetric_prior(prior, n, 2)
-        res = make_program(program, sym, path="reduced").solve(eps)
+        res = make_program(program, sym, path="reduced").solve(eps, method="lp")
         out = {
             "status": str(res.status),
             "value": float(res.value),

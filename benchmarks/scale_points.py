@@ -42,7 +42,7 @@ def main() -> None:
         x = float(h_inv(target, n, 2))
         log: list[dict] = []
         t0 = time.perf_counter()
-        value, slope = _value_and_slope(prog, x, log, lambda s: print(s, flush=True))
+        value, slope = _value_and_slope(prog, x, log, lambda s: print(s, flush=True), method="lp")
         f = value - target
         step = -f / slope if (math.isfinite(slope) and slope < 0) else math.nan
         row = {

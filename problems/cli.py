@@ -507,7 +507,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     mode.add_argument(
         "--full",
         action="store_true",
-        help="also recompute the n = 200 orbit-scale curve as a resumable sweep (hours on two cores)",
+        help="also recompute the n = 200 orbit-scale curve as a resumable sweep (about half a minute)",
     )
     p.add_argument("--workers", type=int, help="--full: local Dask workers for the n = 200 sweep")
     p.add_argument("--scheduler", help="--full: a running Dask scheduler (tcp://HOST:PORT) for the sweep")

@@ -16,7 +16,9 @@ modelling layer (:mod:`problems.model`) all build their programs here.
                   SymmetricPrior is expanded to its pmf, small n only).  ``"auto"`` takes the reduced program
                   where it applies and the dense one otherwise.
 ``method=``       ``"auto"`` | ``"lp"`` | ``"theorem"`` — how a built program answers (``program.solve(eps,
-                  method=…)``, ``--method``): a closed form where one applies and else the LP (``"auto"``);
+                  method=…)``, ``--method``): a theorem where one applies and else the LP (``"auto"``; the
+                  reduced PD-DP and PD-I of an i.i.d. prior answer at any n as n × the certified one-row
+                  program, :mod:`problems.orbit.product_prior`);
                   always the LP; only the closed form (bad input where none applies).  PD-MIP has no theorem
                   path and takes ``"auto"`` only.
 ``solver=``       a back end name (``clarabel``, ``highs``, ``scs``, ``cvxpy``, ``structured``, ``block``; PD-MIP:

@@ -67,6 +67,12 @@ def constant_distortion(program) -> float:  # noqa: ANN001
     """
     import numpy as np
 
+    from .orbit.symmetric_prior import iid_row_pmf
+
+    prior = getattr(program, "prior", None)
+    row = iid_row_pmf(prior) if prior is not None else None
+    if row is not None:  # an i.i.d. prior: P(X_k = a) = π(a) (a reduced program's joint types are not needed)
+        return float(program.space.n * (1.0 - float(np.max(row))))
     types = getattr(program, "types", None)
     if types is not None:  # reduced, joint types: P(X_k = a) = E[t_a]/n for an exchangeable prior
         px = np.exp(program.log_px_type)
@@ -109,7 +115,10 @@ def boundary_proof(program, distortion: float) -> str | None:  # noqa: ANN001
 
 
 def _slope(program, res: SolveResult) -> float:  # noqa: ANN001
-    """dD*/dε: h'(ε) on the theorem path (the value is h(ε)), else the LP's envelope-theorem sensitivity."""
+    """dD*/dε: the slope a theorem answer carries (an i.i.d. prior: n × the one-row LP's envelope slope), h'(ε)
+    on the other theorem paths (the value is h(ε)), else the LP's envelope-theorem sensitivity."""
+    if "slope" in res.extras:
+        return float(res.extras["slope"])
     if res.extras.get("path") == "theorem" or res.extras.get("theorem"):
         if res.eps and res.eps > 0 and "ε = 0" not in str(res.extras.get("theorem")):
             n, m = program.space.n, program.space.m

@@ -295,6 +295,6 @@ def require_reduced_lp(variables: int, ratio_rows: int | None = None) -> None:
     require_memory(
         BASE_MEMORY + need,
         f"the reduced LP ({format_count(variables)} joint-type variables)",
-        "Use the theorem path where it applies (PD-I at ε ≥ ε̃_X, the uniform prior, ε = 0), a smaller n or m, "
+        "Use the theorem path where it applies (a uniform or i.i.d. prior, PD-I at ε ≥ ε̃_X, ε = 0), a smaller n or m, "
         f"or a larger budget (${MEMORY_LIMIT_ENV}).",
     )

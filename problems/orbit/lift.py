@@ -2,6 +2,8 @@
 
 A reduced program's solution is u over orbits of (x, y) pairs — joint types, or Hamming distances for the uniform
 prior — and the mechanism is W(y|x) = u[T(x, y)] / c(T | t(x)), the orbit's mass shared equally by its c members.
+A single-letter answer (an i.i.d. prior: :mod:`problems.orbit.product_prior`, :mod:`problems.orbit.pd_mip_iid`)
+is the n-fold product W₁^{⊗n} of its one-row channel: lifted as the Kronecker power, sampled row by row.
 """
 
 from __future__ import annotations
@@ -41,8 +43,19 @@ def _lift_matrix(n: int, m: int, reduction: str, u: np.ndarray, types: JointType
     return (u / np.exp(J.log_count_given_x))[idx]
 
 
+def _row_channel(result: SolveResult) -> np.ndarray | None:
+    """The one-row channel W₁ of a single-letter answer (the mechanism is W₁^{⊗n}), else ``None``."""
+    ex = result.extras
+    if ex.get("reduction") == "single-letter" and "single_letter_channel" in ex:
+        return np.asarray(ex["single_letter_channel"], dtype=float)
+    return None
+
+
 def _check_result(result: SolveResult) -> tuple[int, int, str, np.ndarray]:
     ex = result.extras
+    W1 = _row_channel(result)
+    if W1 is not None:
+        return int(ex["n"]), int(ex["m"]), "single-letter", W1
     if ex.get("path") != "reduced" or "u" not in ex:
         raise InvalidInputError(
             f"expected a result of a reduced program (extras['path'] == 'reduced'), got program "
@@ -58,6 +71,11 @@ def lift_mechanism(result: SolveResult, *, limit: int = DENSE_LIMIT) -> Mechanis
     space.require_dense(limit)
     if result.extras.get("mechanism_level") == "database":
         return result.mechanism
+    if reduction == "single-letter":  # u is the one-row channel: the Kronecker power
+        W = np.ones((1, 1))
+        for _ in range(n):
+            W = np.kron(W, u)
+        return Mechanism.on_space(W, space, clean=True)
     return Mechanism.on_space(_lift_matrix(n, m, reduction, u, None), space, clean=True)
 
 
@@ -78,7 +96,8 @@ def _type_channel(n: int, m: int, reduction: str, u: np.ndarray, J: JointTypes |
 def sample(result: SolveResult, x, size: int, rng: np.random.Generator | int | None = None) -> np.ndarray:
     """Draw ``size`` outputs y ~ W(·|x) of a reduced result without building the N×N matrix.
 
-    First the orbit is drawn — the distance l from g (distance reduction) or the joint type T from
+    A single-letter answer draws every row from its one-row channel.  Otherwise the orbit is drawn — the
+    distance l from g (distance reduction) or the joint type T from
     u[·| t(x)] — then a uniform element of it: l uniformly chosen rows each moved to a uniformly chosen other
     value, or, for each value a, the rows with x_k = a receive the values b in a uniformly random arrangement
     with counts T_ab.  Returns an ``(size, n)`` integer array.
@@ -89,6 +108,11 @@ def sample(result: SolveResult, x, size: int, rng: np.random.Generator | int | N
     if x.shape != (n,) or np.any(x < 0) or np.any(x >= m):
         raise ShapeMismatchError(f"x must be {n} values in 0..{m - 1}, got {x!r}")
     size = int(size)
+    if reduction == "single-letter":  # each row y_k ~ W₁(·|x_k) independently (inverse cdf)
+        cum = np.cumsum(u, axis=1)[x]  # (n, m)
+        draws = rng.random((size, n))
+        y = (draws[..., None] >= cum * (1.0 / cum[:, -1:])).sum(axis=-1)
+        return np.minimum(y, m - 1)
     if reduction == "distance":
         g = np.clip(u, 0, None)
         l = rng.choice(n + 1, size=size, p=g / g.sum())

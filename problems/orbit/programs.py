@@ -26,6 +26,10 @@ inequality in u.  For the uniform prior (and for R-PD, which has no prior) the l
 d(x, y) = l, so u becomes g[l] = P(d(x, Y) = l) (n + 1 variables) with
 g[l] ≤ e^ε (l+1)/((n−l)(m−1)) g[l+1] and g[l+1] ≤ e^ε (n−l)(m−1)/(l+1) g[l].
 
+*i.i.d. priors.*  For p_X = π^{⊗n} both programs single-letterise (D*_n(ε) = n·D*_1(ε; π)):
+:mod:`problems.orbit.product_prior` answers them from the certified one-row program at any n, and the joint types
+below are built only when the LP is asked for (``method="lp"``) or the theorem's answer is not certified.
+
 *Certificates.*  The certificate is the toolkit's KKT check of the reduced LP.  It certifies the full LP: the
 reduced primal u lifts to a feasible full point with the same objective (W(y|x) = u[T]/c(T|t)), and a
 reduced dual lifts to a full dual of equal value (spread each ratio multiplier λ_p evenly over the pairs of
@@ -64,8 +68,9 @@ from ..solvers.settings import (
     SMALL_LP_SIZE,
 )
 from .lift import _lift_matrix, _log_distance_counts, _type_channel, lift_mechanism, sample  # noqa: F401
+from .product_prior import product_theorem
 from .reduced_lp import REDUCED_BACKENDS, ReducedLP
-from .symmetric_prior import SymmetricPrior, as_symmetric
+from .symmetric_prior import SymmetricPrior, as_symmetric, iid_row_pmf
 from .types import JointTypes
 
 __all__ = [
@@ -83,6 +88,9 @@ __all__ = [
 
 #: Results with N = mⁿ up to this carry the lifted N×N mechanism; larger ones a type-level channel.
 LIFT_LIMIT = 1024
+
+#: Attributes of the joint-type reduction built on first use for an i.i.d. prior (:meth:`_PriorProgram.__getattr__`).
+_DEFERRED = ("lp", "types", "log_px_type", "log_mass")
 
 
 class DistanceLP:
@@ -318,38 +326,61 @@ class _PriorProgram(_Base):
         self.reduction = "distance" if (sym.kind == "uniform" and not force_joint_types) else "joint-type"
         if self.reduction == "distance":
             self.lp = DistanceLP(sym.n, sym.m, program=self.program).lp
+            size = self.lp.K
         else:
-            J = JointTypes(sym.n, sym.m)
-            self.types = J
-            mv = J.moves
-            self.log_px_type = sym.log_type_probability(J.x_types)  # ln P(t(X) = t)
-            self.log_mass = sym.log_mass(J.x_types)  # ln p_X(x) for one x of type t
-            weight = np.exp(self.log_px_type)[J.x_index]
-            c = weight * J.distance
-            A = sp.csr_matrix(
-                (np.ones(J.size), (J.x_index, np.arange(J.size))), shape=(J.x_types.shape[0], J.size)
-            )
-            lk = self._log_kappa(mv)
-            logc, dist, n_, m_ = J.log_count_given_x, J.distance, sym.n, sym.m
-
-            def log_profile(e: float) -> np.ndarray:  # E_d: P(T | t) = c(T|t) Π K_ab^{T_ab}
-                return logc - dist * e - n_ * math.log1p((m_ - 1) * math.exp(-e))
-
-            self.lp = ReducedLP(
-                c,
-                A,
-                np.ones(A.shape[0]),
-                mv.src,
-                mv.dst,
-                lk,
-                program=self.program,
-                log_profile=log_profile,
-                eps_min=getattr(self, "eps_X", 0.0),
-                constant=self._constant_u(),
-            )
+            size = math.comb(sym.n + sym.m**2 - 1, sym.m**2 - 1)  # the joint types
+            # self.types is set by _build_joint_types: now, or on first use (__getattr__) for an i.i.d. prior
+            del self.types
+            if iid_row_pmf(sym) is None:
+                self._build_joint_types()
+            else:  # the theorem path (problems.orbit.product_prior) needs no joint types
+                self.__dict__["_deferred"] = True
         if self.backend == "auto":
-            self.backend = choose_backend(self.reduction, sym.m, self.lp.K)
+            self.backend = choose_backend(self.reduction, sym.m, size)
         self.setup_time = time.perf_counter() - start
+
+    def __getattr__(self, name: str) -> Any:
+        """The joint-type LP of an i.i.d. prior, built on first use of one of :data:`_DEFERRED`."""
+        if name in _DEFERRED and self.__dict__.pop("_deferred", False):
+            try:
+                self._build_joint_types()
+            except BaseException:
+                self.__dict__["_deferred"] = True
+                raise
+            return getattr(self, name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def _build_joint_types(self) -> None:
+        """The joint-type reduction of the module docstring: types, x-type laws and the reduced LP."""
+        sym = self.prior
+        J = JointTypes(sym.n, sym.m)
+        self.types = J
+        mv = J.moves
+        self.log_px_type = sym.log_type_probability(J.x_types)  # ln P(t(X) = t)
+        self.log_mass = sym.log_mass(J.x_types)  # ln p_X(x) for one x of type t
+        weight = np.exp(self.log_px_type)[J.x_index]
+        c = weight * J.distance
+        A = sp.csr_matrix(
+            (np.ones(J.size), (J.x_index, np.arange(J.size))), shape=(J.x_types.shape[0], J.size)
+        )
+        lk = self._log_kappa(mv)
+        logc, dist, n_, m_ = J.log_count_given_x, J.distance, sym.n, sym.m
+
+        def log_profile(e: float) -> np.ndarray:  # E_d: P(T | t) = c(T|t) Π K_ab^{T_ab}
+            return logc - dist * e - n_ * math.log1p((m_ - 1) * math.exp(-e))
+
+        self.lp = ReducedLP(
+            c,
+            A,
+            np.ones(A.shape[0]),
+            mv.src,
+            mv.dst,
+            lk,
+            program=self.program,
+            log_profile=log_profile,
+            eps_min=getattr(self, "eps_X", 0.0),
+            constant=self._constant_u(),
+        )
 
     def _log_kappa(self, mv) -> np.ndarray:
         return mv.log_kappa
@@ -378,22 +409,30 @@ class _PriorProgram(_Base):
         eps = check_eps(eps)
         if method not in METHODS:
             check_method(method)  # bad input naming the valid methods
+        if method != "lp" and self.reduction != "distance":  # an i.i.d. prior: n × the one-row answer
+            res = product_theorem(self, eps, solver=solver or self.solver)
+            if res is not None:
+                return res
         tiny = in_tiny_regime(self.lp.spec, eps)  # large ε: the LP answers without solving (lp.tiny)
         if self.reduction == "distance" and (method != "lp" or eps == 0.0) and not tiny:
             return self._distance_theorem(eps)
         if eps == 0.0 or (small_eps(eps, self.n) and getattr(self, "eps_X", 0.0) == 0.0):
             return self._constant_theorem(eps)  # no interior (or nε ≤ 1e-7): the best constant mechanism
-        if method == "theorem" and self.program == "pd-dp":
+        if method == "theorem":
             raise InvalidInputError(
-                "no theorem of Wang, Ying & Zhang (2016) gives PD-DP in closed form for a non-uniform prior"
+                f"no theorem answers {self.program} for the prior {self.prior.name} at ε = {eps:g}: the theorem path "
+                "needs the uniform prior or an i.i.d. prior whose one-row program is certified (single-letterisation, "
+                "problems.orbit.product_prior); use method='auto' or 'lp'"
             )
-        backend = self.backend
-        if backend == "block" and self.m == 2 and eps >= SCALE_MIN_EPS:
-            # large ε (or PD-I with a large ε_X, whose coefficients span e^{±ε_X}): Clarabel on the scaled LP
-            # first (the layered block method does not scale columns)
-            backend = "clarabel"
-        sol = self.lp.solve(eps, backend=backend, solver=solver or self.solver)
+        sol = self.lp.solve(eps, backend=self._lp_backend(eps), solver=solver or self.solver)
         return self._result(sol, self.reduction, self._extras())
+
+    def _lp_backend(self, eps: float) -> str:
+        """The back end of the LP at ε: the program's, but Clarabel on the scaled LP for m = 2 at large ε (or PD-I
+        with a large ε_X, whose coefficients span e^{±ε_X}): the layered block method does not scale columns."""
+        if self.backend == "block" and self.m == 2 and eps >= SCALE_MIN_EPS:
+            return "clarabel"
+        return self.backend
 
 
 class ReducedPDDP(_PriorProgram):
@@ -404,7 +443,9 @@ class ReducedPDDP(_PriorProgram):
     :class:`~problems.priors.Prior` of kind uniform/iid/exchangeable or a
     :class:`~problems.orbit.symmetric_prior.SymmetricPrior` (any n).  ``backend`` is ``"auto"`` (default:
     :func:`choose_backend`), ``"clarabel"`` (direct), ``"block"`` (:mod:`problems.orbit.block_ipm`, with
-    Clarabel as its fallback) or ``"cvxpy"`` (DPP Parameter for e^ε).
+    Clarabel as its fallback) or ``"cvxpy"`` (DPP Parameter for e^ε).  For an i.i.d. prior ``method="auto"`` /
+    ``"theorem"`` answer by single-letterisation at any n (:mod:`problems.orbit.product_prior`; the joint types are
+    then never built), ``method="lp"`` by the reduced LP.
     """
 
     program = "pd-dp"
@@ -414,7 +455,8 @@ class ReducedPDI(_PriorProgram):
     """PD-I (Wang, Ying & Zhang 2016, (8)–(12), as the LP in the joint) reduced to joint types (distances if uniform).
 
     Ratio coefficients carry the extra factor p_X(x')/p_X(x).  Infeasible for ε < ε_X (Lemma 3), computed here
-    over moves between x-types: ε_X = max |ln p_X(x') − ln p_X(x)|.
+    over moves between x-types: ε_X = max |ln p_X(x') − ln p_X(x)|.  An i.i.d. prior is answered as for
+    :class:`ReducedPDDP` (single-letterisation; Lemma 4's E_i^{(1)⊗n} is the case where the one row is E_i).
     """
 
     program = "pd-i"
@@ -425,8 +467,10 @@ class ReducedPDI(_PriorProgram):
         # uniform / i.i.d.: the smallest float ε ≥ the exact ε_X (PD-I is feasible from here on, Lemma 3)
         self.eps_X = round_up_eps_X(_eps_X(sym), self._exact_eps_X_ratio())
         super().__init__(prior, **kwargs)
-        if self.types is not None:
-            self.lp.spec.alt_log_scale = self._joint_log_scale
+
+    def _build_joint_types(self) -> None:
+        super()._build_joint_types()
+        self.lp.spec.alt_log_scale = self._joint_log_scale
 
     def _joint_log_scale(self, eps: float) -> np.ndarray:
         """ln of a column scaling for the CLARABEL-ALT back end: the joint p_X(x)W(y|x) ∝ p_X(y) e^{−εd(x,y)},
@@ -517,56 +561,15 @@ class ReducedPDI(_PriorProgram):
             return 0.0
         return 8.0 * 2.0**-53 * float(np.max(np.abs(np.log(self._lifted_p_x())))) + 1e-300
 
-    def _theorem(self, eps: float) -> SolveResult | None:
-        """Lemma 4 for an i.i.d. prior π^{⊗n}: E_i = E_i^{(1)⊗n} is a valid mechanism iff p_Y ≥ 0, i.e.
-        π_min (e^ε + m − 1) ≥ 1; its distortion is h(ε), and R-PD gives h(ε) from below (Lemma 1)."""
-        from ..closed_forms import h, kernel
-        from ..lp import Bounds
-        from ..programs._lp_result import theorem_result
-        from ..programs.theorem import CLOSED_FORM_MARGIN
-        from .pd_mip_iid import iid_row_pmf
-
-        row = iid_row_pmf(self.prior)
-        if row is None or eps <= 0 or self.reduction == "distance":
-            return None
-        row = np.asarray(row, dtype=float)
-        n, m = self.n, self.m
-        if not float(row.min()) * (math.exp(eps) + m - 1) >= 1.0 + 1e-12:
-            return None
-        K = kernel(eps, m)  # K[x, y] = p_{X|Y}(x|y) per row, symmetric
-        p_y1 = np.clip(np.linalg.solve(K, row), 0.0, None)
-        W1 = K * p_y1[None, :] / row[:, None]
-        W1 = W1 / W1.sum(axis=1, keepdims=True)
-        value = float(h(eps, n, m))
-        bounds = Bounds(value * (1 - CLOSED_FORM_MARGIN), value * (1 + CLOSED_FORM_MARGIN))
-        theorem = (
-            "Wang, Ying & Zhang (2016) Lemma 4 (E_i = E_i^(1)⊗n for an i.i.d. prior, ε ≥ ε̃_X) and Lemma 1"
-        )
-        if self.space.size <= self.lift_limit:
-            from ..certificate import theorem_certificate
-            from ..closed_forms import apply_kron
-            from ..lp import Status
-
-            W = apply_kron(W1.T, np.eye(self.space.size), n).T
-            p_x = self._lifted_p_x()
-            cert = theorem_certificate(value, bounds.lower, bounds.upper, theorem)
-            claimed = decide_status(bounds.lower, bounds.upper)
-            W, status, value, bounds, _ = self._exact_lift(W, eps, claimed, value, bounds, cert)
-            if status is not Status.OPTIMAL:
-                return None  # not exactly feasible in floating point: the LP answers
-            return theorem_result(self.program, eps, self.space, W, p_x, value, bounds, theorem)
-        res = theorem_result(
-            self.program,
-            eps,
-            DatabaseSpace(1, m),
-            W1,
-            row,
-            value,
-            bounds,
-            theorem,
-            extras={"mechanism_level": "row (the mechanism is the n-fold product of this m×m channel)"},
-        )
-        return res
+    def _lp_backend(self, eps: float) -> str:
+        """At and just above ε_X the feasible set has (almost) no interior: the block method would stall and fall
+        back anyway (measured, docs/orbit_reduction.md §10), so Clarabel solves these directly."""
+        at_boundary = eps - self.eps_X <= INTERIOR_MARGIN * (
+            1.0 + abs(eps)
+        )  # no interior: as in solvers.chain
+        if self.backend == "block" and (at_boundary or (self.m >= 3 and eps - self.eps_X < PDI_BLOCK_MARGIN)):
+            return "clarabel"
+        return super()._lp_backend(eps)
 
     def solve(
         self, eps: float, *, solver: str | None = None, method: str = "auto", path: str | None = None
@@ -593,24 +596,7 @@ class ReducedPDI(_PriorProgram):
                 "all neighbours, which this prior violates (Wang, Ying & Zhang 2016, Lemma 3"
                 + ("; decided exactly)" if near_eps_X(e, self.eps_X) and exact is not None else ")"),
             )
-        if method not in METHODS:
-            check_method(method)  # bad input naming the valid methods
-        if method != "lp" and not (e >= self.eps_X and in_tiny_regime(self.lp.spec, e)):
-            res = self._theorem(e)
-            if res is not None:
-                return res
-            if method == "theorem":
-                raise InvalidInputError(
-                    "the reduced theorem path of PD-I needs an i.i.d. prior and ε ≥ ε̃_X (Wang, Ying & Zhang 2016, Lemma 4)"
-                )
-        at_boundary = e - self.eps_X <= INTERIOR_MARGIN * (1.0 + abs(e))  # no interior: as in solvers.chain
-        if self.backend == "block" and (at_boundary or (self.m >= 3 and e - self.eps_X < PDI_BLOCK_MARGIN)):
-            # at and just above ε_X the feasible set has (almost) no interior: the block method would stall and
-            # fall back anyway (measured, docs/orbit_reduction.md §10), so Clarabel solves these directly
-            sol = self.lp.solve(max(e, 0.0), backend="clarabel", solver=solver or self.solver)
-            res = self._result(sol, self.reduction, self._extras())
-        else:
-            res = super().solve(max(e, 0.0), solver=solver, method=method)
+        res = super().solve(max(e, 0.0), solver=solver, method=method)
         return self._boundary(res, e) if near_eps_X(e, self.eps_X) else res
 
 

@@ -21,9 +21,14 @@ infeasible, Lemma 3); where D*_i(ε_X) ≤ D already, ε*_i(D) = ε_X.  Where D*
 The prior is i.i.d. with row pmf ``row`` (default (0.3, 0.7)), so D*_d(0) = 0.3·n (output the all-ones
 database).  Measured (n = 10, 50): ε*_d = ε*_i = h⁻¹ for D/n < 0.3 (to 1e-6), while for D/n ≥ 0.3
 ε*_d = 0 and ε*_i = ε_X = ln(7/3) but h⁻¹(D) > 0 until D/n = 1/2 (note h(ε_X) = 0.3·n): the default
-levels straddle D/n = 0.3.  Cost: a few LP solves per point; the m = 2 joint-type LP has C(n+3, 3) variables
-(23 426 at n = 50: ~2.5 s per solve; 1.37 M at n = 200: ~12 CPU min per solve, hours per figure), see
-``docs/orbit_reduction.md`` §7 for measured times.
+levels straddle D/n = 0.3.
+
+*Cost.*  For an i.i.d. prior every solve is the single-letterisation theorem
+(:mod:`problems.orbit.product_prior`: n times the certified one-row program, milliseconds at any n; its answer
+carries the slope n·dD₁*/dε), which also proves that ε*(D)/n does not depend on n — the 24 points of the
+n = 200 figure take about 4 CPU s.  With ``method="lp"`` (and for exchangeable mixtures) each point costs a few
+reduced LP solves; the m = 2 joint-type LP has C(n+3, 3) variables (23 426 at n = 50: ~2.5 s per solve;
+1.37 M at n = 200: ~12 CPU min per solve, hours per figure), see ``docs/orbit_reduction.md`` §7.
 """
 
 from __future__ import annotations
@@ -52,8 +57,9 @@ __all__ = [
     "PRECOMPUTED_CSV",
 ]
 
-#: n values of the default figure (each n costs a few dozen LP solves; see the module docstring).
-DEFAULT_NS: tuple[int, ...] = (10, 50)
+#: n values of the default figure (i.i.d. prior: milliseconds per n by the theorem; a mixture's n costs a few
+#: dozen reduced LP solves, see the module docstring).
+DEFAULT_NS: tuple[int, ...] = (10, 50, 200)
 
 #: Default distortion levels D/n.  For the row (0.3, 0.7) the three curves coincide below D/n = 0.3 = min π
 #: and separate above it (ε*_d = 0, ε*_i = ε_X, h⁻¹ > 0 up to D/n = 1/2); levels straddle that point.
@@ -61,11 +67,16 @@ DEFAULT_LEVELS: tuple[float, ...] = (0.05, 0.1, 0.15, 0.2, 0.25, 0.28, 0.295, 0.
 
 
 def _value_and_slope(
-    prog, eps: float, log: list[dict] | None = None, progress: Callable[[str], object] | None = None
+    prog,
+    eps: float,
+    log: list[dict] | None = None,
+    progress: Callable[[str], object] | None = None,
+    method: str = "auto",
 ) -> tuple[float, float]:
-    """D*(ε) and dD*/dε (envelope theorem on the reduced LP; NaN if the LP was solved rescaled)."""
+    """D*(ε) and dD*/dε (envelope theorem on the reduced LP, or on the one-row LP of an i.i.d. prior's theorem
+    answer; NaN where there are no multipliers: the root finder bisects)."""
     t0 = time.perf_counter()
-    res = prog.solve(eps)
+    res = prog.solve(eps, method=method)
     if log is not None:
         cert = res.certificate
         log.append(
@@ -85,12 +96,15 @@ def _value_and_slope(
         if progress is not None:
             e = log[-1]
             progress(
-                f"  LP at ε = {e['eps']:.9g}: D* = {e['value']:.10g}, KKT {e['max_kkt']:.1e}, {e['seconds']:.1f} s"
+                f"  {'theorem' if res.stats.solver == 'theorem' else 'LP'} at ε = {e['eps']:.9g}: D* = {e['value']:.10g}, "
+                f"KKT {e['max_kkt']:.1e}, {e['seconds']:.1f} s"
                 + ("" if e["certified"] else f", NOT certified ({res.status}, bounds {res.bounds})")
             )
-    lp = prog.lp
+    if "slope" in res.extras:  # i.i.d. prior: n × the one-row envelope slope (problems.orbit.product_prior)
+        return res.value, float(res.extras["slope"])
     if "u" not in res.extras or not res.duals:
         return res.value, math.nan  # theorem path: no multipliers (the root finder bisects)
+    lp = prog.lp
     u = np.asarray(res.extras["u"], dtype=float)
     lam = np.asarray(res.duals["ratio"], dtype=float)
     slope = -math.exp(res.eps) * float(lam @ (lp.spec.kappa * u[lp.spec.dst]))
@@ -111,13 +125,16 @@ def eps_star_curve(
     counter: list[int] | None = None,
     log: list[dict] | None = None,
     progress: Callable[[str], object] | None = None,
+    method: str = "auto",
 ) -> list[float]:
-    """ε*(δn) for each δ in ``levels`` (NaN if D*(eps_max) > δn); see the module docstring for the method."""
+    """ε*(δn) for each δ in ``levels`` (NaN if D*(eps_max) > δn); see the module docstring for the method.
+
+    ``method`` is passed to every ``prog.solve`` (``"lp"``: the reduced LP even where a theorem answers)."""
     cache: dict[float, tuple[float, float]] = {}
 
     def F(eps: float) -> tuple[float, float]:
         if eps not in cache:
-            cache[eps] = _value_and_slope(prog, eps, log, progress)
+            cache[eps] = _value_and_slope(prog, eps, log, progress, method)
             if counter is not None:
                 counter[0] += 1
         return cache[eps]

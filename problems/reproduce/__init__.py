@@ -42,7 +42,8 @@ def reproduce(
 
     ``full=True`` also recomputes the n = 200 orbit-scale curve (instead of drawing the shipped rows) as a
     sweep kept in ``out_dir/orbit_scale_points`` — on a LocalCluster of ``workers`` or on ``scheduler`` —
-    which resumes when run again (hours on two cores: a few dozen reduced LPs of 1.37 M variables).
+    which resumes when run again (about half a minute: for the i.i.d. prior every point is n × the certified
+    one-row program, :mod:`problems.orbit.product_prior`; the reduced LP of 1.37 M variables is not needed).
     ``sections`` replaces the sections of the report (default :func:`~problems.reproduce.sections.section_specs`).
 
     Each section runs even if an earlier one failed (a failure is reported in the verdict table); a section

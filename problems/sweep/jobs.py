@@ -74,11 +74,14 @@ def estimate_bytes(point: Point) -> int:
 
     The library's own estimates (:mod:`problems.resources`): dense ratio LPs by their N²·n(m−1) ratio rows,
     reduced LPs by their C(n+m²−1, m²−1) joint types (6 kB each, measured at n = 200); the design and C₁
-    programs by their N×N joint.  R-PD and the i.i.d. PD-MIP are single-letter or closed forms (tiny).
+    programs by their N×N joint.  R-PD, and PD-DP, PD-I and PD-MIP of a uniform or i.i.d. prior on the reduced
+    path (unless the LP is asked for), are single-letter or closed forms (tiny).
     """
     n, m = point.n, point.m
     if point.program == "r-pd" or (point.program == "pd-mip" and _reduced_path(point)):
         return BASE_MEMORY
+    if _reduced_path(point) and point.path != "lp" and spec_kind(point.prior) in ("uniform", "iid"):
+        return BASE_MEMORY  # PD-DP, PD-I and ε*(D) of an i.i.d. prior: n × the one-row program (orbit.product_prior)
     if point.program == "model":
         return 2 * BASE_MEMORY  # dense models are validated against their own limits when built
     if _reduced_path(point):

@@ -53,7 +53,7 @@ def test_block_backend_matches_dense(n, m):
         rd, ri = ReducedPDDP(prior, backend="block"), ReducedPDI(prior, backend="block")
         dd, di = PDDP(prior), PDI(prior)
         for eps in (0.5, 1.7):
-            a, b = dd.solve(eps), rd.solve(eps)
+            a, b = dd.solve(eps), rd.solve(eps, method="lp")
             assert b.stats.attempts[0][0] == NAME, b.stats.attempts
             assert a.status == b.status == "optimal" and _overlap(a, b)
             e = ri.eps_X + 0.2 + eps
@@ -65,8 +65,8 @@ def test_block_backend_matches_dense(n, m):
 def test_block_backend_matches_clarabel_m3(eps):
     """m = 3, n = 6 (462 joint types in 28 blocks): both back ends certified, enclosures overlap."""
     for prior in _priors(6, 3, seed=11):
-        a = ReducedPDDP(prior, backend="clarabel").solve(eps)
-        b = ReducedPDDP(prior, backend="block").solve(eps)
+        a = ReducedPDDP(prior, backend="clarabel").solve(eps, method="lp")
+        b = ReducedPDDP(prior, backend="block").solve(eps, method="lp")
         assert b.stats.attempts[0][0] == NAME
         assert a.status == b.status == "optimal" and _overlap(a, b)
         # the returned u is a conditional pmf per x-type: rows of A u = 1
@@ -108,16 +108,16 @@ def test_block_memory_guard_falls_back(monkeypatch):
     prior = _priors(4, 3, seed=4)[0]
     monkeypatch.setattr(B, "MAX_BLOCK_BYTES", 1.0)
     monkeypatch.setattr(B, "SPARSE_BLOCKS", False)
-    res = ReducedPDDP(prior, backend="block").solve(0.7)
+    res = ReducedPDDP(prior, backend="block").solve(0.7, method="lp")
     assert res.stats.attempts[0][0] == NAME and "GB" in res.stats.attempts[0][1]
     assert res.stats.solver == "CLARABEL" and res.status == "optimal"
-    assert _overlap(res, ReducedPDDP(prior, backend="clarabel").solve(0.7))
+    assert _overlap(res, ReducedPDDP(prior, backend="clarabel").solve(0.7, method="lp"))
 
 
 @pytest.mark.slow
 def test_m3_n10_block_is_chosen_and_agrees():
     """m = 3, n = 10 PD-DP at ε = 1: auto picks the block method; Clarabel's value (65 s) lies in its bounds."""
-    res = ReducedPDDP(symmetric_iid(10, [0.2, 0.3, 0.5])).solve(1.0)
+    res = ReducedPDDP(symmetric_iid(10, [0.2, 0.3, 0.5])).solve(1.0, method="lp")
     assert res.stats.solver == NAME and res.status == "optimal"
     # CLARABEL-direct in benchmarks/bench_orbit.py: 4.1515313866 (certificate 6.9e-10)
     assert res.bounds.lower - 5e-8 <= 4.1515313866 <= res.bounds.upper + 5e-8

@@ -25,7 +25,7 @@ def _priors(n, m):
 def test_lifted_dual_certifies_dense_pd_dp(n, m, eps):
     for prior in _priors(n, m):
         prog = ReducedPDDP(prior)
-        res = prog.solve(eps)
+        res = prog.solve(eps, method="lp")
         cert = lifted_certificate(prog, res, _dense(prior, "pd-dp").lp)
         assert cert.certified, cert.to_dict()  # bounds on the *dense* optimum, 1e-6 relative
         assert cert.lower_bound <= res.value * (1 + 1e-6) and res.value <= cert.upper_bound * (1 + 1e-6)
@@ -56,7 +56,7 @@ def test_lifted_dual_certifies_dense_pd_i(n, m):
 def test_lift_of_uniform_joint_types():
     prior = uniform(DatabaseSpace(3, 2))
     prog = ReducedPDDP(prior, force_joint_types=True)
-    res = prog.solve(0.8)
+    res = prog.solve(0.8, method="lp")
     assert lifted_certificate(prog, res, _dense(prior, "pd-dp").lp).certified
 
 

@@ -48,7 +48,7 @@ def test_joint_type_certificates_moderate_n():
     for prior in (symmetric_iid(n, [0.3, 0.7]), symmetric_mixture(n, [[0.2, 0.8], [0.6, 0.4]], [0.5, 0.5])):
         prog = ReducedPDDP(prior)
         for eps in (0.2, 1.0):
-            res = prog.solve(eps)
+            res = prog.solve(eps, method="lp")  # the joint-type LP (an i.i.d. prior's default is the theorem)
             lo, up = res.bounds.lower, res.bounds.upper
             assert res.status == Status.OPTIMAL
             assert lo <= res.value <= up and up - lo <= 1e-6 * abs(up)

@@ -63,7 +63,7 @@ def test_sparse_blocks_certify_the_dense_optimum(all_sparse, highs_optimum):
     *dense* program (27 × 27 mechanism, Wang, Ying & Zhang 2016) from one plain HiGHS call."""
     for prior in _priors(3, seed=3):
         for eps in (0.4, 1.6):
-            res = ReducedPDDP(prior, backend="block").solve(eps)
+            res = ReducedPDDP(prior, backend="block").solve(eps, method="lp")
             assert res.stats.attempts[0][0] == "BLOCK" and "certified" in res.stats.attempts[0][1]
             ref = highs_optimum(PDDP(prior).lp.spec, eps)
             assert res.status == "optimal"
@@ -80,7 +80,7 @@ def test_sparse_blocks_certify_the_dense_optimum(all_sparse, highs_optimum):
 def test_sparse_blocks_n4_matches_the_dense_program(all_sparse, highs_optimum):
     """m = 3, n = 4, PD-DP at ε = 1: certified by the sparse block method; the dense program (81 × 81) agrees."""
     prior = _priors(4, seed=4)[0]
-    res = ReducedPDDP(prior, backend="block").solve(1.0)
+    res = ReducedPDDP(prior, backend="block").solve(1.0, method="lp")
     assert res.stats.solver == "BLOCK" and res.status == "optimal"
     ref = highs_optimum(PDDP(prior).lp.spec, 1.0)
     assert res.bounds.lower - 1e-9 <= ref <= res.bounds.upper + 1e-9
@@ -90,7 +90,7 @@ def test_sparse_memory_guard_falls_back(all_sparse, monkeypatch):
     """Sparse factors predicted over the budget are refused after the largest block; the chain goes on."""
     monkeypatch.setattr(SB, "memory_budget", lambda: 1)
     prior = _priors(3, seed=4)[0]
-    res = ReducedPDDP(prior, backend="block").solve(0.7)
+    res = ReducedPDDP(prior, backend="block").solve(0.7, method="lp")
     assert res.stats.attempts[0][0] == "BLOCK" and "sparse block factors" in res.stats.attempts[0][1]
     assert res.status == "optimal" and res.stats.solver != "BLOCK"
 
@@ -101,7 +101,7 @@ def test_dense_block_refusal_goes_sparse(monkeypatch):
     prior = _priors(3, seed=4)[0]
     spec = ReducedPDDP(prior, backend="clarabel").lp.spec
     assert RaggedBlockSystem(spec.c, spec.A, spec.b, spec.src, spec.dst, spec.kappa, np.e).sparse
-    res = ReducedPDDP(prior, backend="block").solve(0.7)
+    res = ReducedPDDP(prior, backend="block").solve(0.7, method="lp")
     assert res.stats.solver == "BLOCK" and res.status == "optimal"
 
 
