@@ -213,7 +213,7 @@ def make_program(
     """Build program ``name`` (pd-dp, pd-i, r-pd, pd-mip) for ``prior`` in the chosen ``formulation``.
 
     ``prior`` may be a DatabaseSpace for r-pd.  ``kwargs`` go to the program's constructor (e.g. ``solver=``;
-    reduced programs also take ``backend=`` and ``lift_limit=``).  ``path=`` is the deprecated name of
+    reduced programs also take ``lift_limit=``).  ``path=`` is the deprecated name of
     ``formulation=``.
     """
     if not isinstance(name, str):

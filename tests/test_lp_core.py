@@ -168,8 +168,8 @@ def test_structured_and_block_backends_through_the_chain() -> None:
     from problems.orbit.symmetric_prior import symmetric_iid
 
     red = ReducedPDDP(symmetric_iid(5, [0.2, 0.3, 0.5]))
-    blk = red.lp.solve(1.0, backend="block")
-    cla = red.lp.solve(1.0, backend="clarabel")
+    blk = red.lp.solve(1.0, prefer="block")
+    cla = red.lp.solve(1.0, prefer="clarabel")
     assert blk.stats.attempts[0][0] == "BLOCK"
     assert max(blk.bounds.lower, cla.bounds.lower) <= min(blk.bounds.upper, cla.bounds.upper) * (1 + 1e-12)
 

@@ -54,7 +54,7 @@ from ..prior_constants import eps_X_symmetric, exp_at_least, mixture_eps_X_ratio
 from ..priors import Prior
 from ..programs.theorem import SMALL_EPS_THEOREM, constant_lower, small_eps
 from ..result import SolveResult
-from ..solve_choice import METHODS, check_method, method_from_path
+from ..solve_choice import METHODS, check_method, method_from_path, warn_deprecated
 from ..solvers.backends import check_solver
 from ..solvers.settings import (
     INTERIOR_MARGIN,
@@ -113,12 +113,17 @@ class DistanceLP:
 class _Base:
     program = ""
 
-    def __init__(self, n: int, m: int, backend: str, solver: str | None, lift_limit: int) -> None:
-        if backend != "auto" and backend not in REDUCED_BACKENDS:
-            raise InvalidInputError(f"backend must be 'auto' or one of {REDUCED_BACKENDS}, got {backend!r}")
+    def __init__(self, n: int, m: int, backend: str | None, solver: str | None, lift_limit: int) -> None:
+        if backend is not None:  # deprecated: solver= names the back end tried first
+            if backend != "auto" and backend not in REDUCED_BACKENDS:
+                raise InvalidInputError(
+                    f"backend must be 'auto' or one of {REDUCED_BACKENDS}, got {backend!r}"
+                )
+            warn_deprecated(f"backend={backend!r}", "solver= (the back end tried first)", stacklevel=3)
         self.n, self.m = n, m
         self.space = DatabaseSpace(n, m)
-        self.backend, self.solver, self.lift_limit = backend, solver, lift_limit
+        # the back end tried first when no solver is named: choose_backend's (or the deprecated backend=)
+        self.backend, self.solver, self.lift_limit = backend or "auto", solver, lift_limit
         check_solver(solver)
         self.types: JointTypes | None = None
         self.lp: ReducedLP
@@ -305,7 +310,7 @@ class _PriorProgram(_Base):
         self,
         prior: Prior | SymmetricPrior,
         *,
-        backend: str = "auto",
+        backend: str | None = None,
         solver: str | None = None,
         lift_limit: int = LIFT_LIMIT,
         force_joint_types: bool = False,
@@ -392,7 +397,7 @@ class _PriorProgram(_Base):
             # large ε (or PD-I with a large ε_X, whose coefficients span e^{±ε_X}): Clarabel on the scaled LP
             # first (the layered block method does not scale columns)
             backend = "clarabel"
-        sol = self.lp.solve(eps, backend=backend, solver=solver or self.solver)
+        sol = self.lp.solve(eps, prefer=backend, solver=solver or self.solver)
         return self._result(sol, self.reduction, self._extras())
 
 
@@ -402,9 +407,9 @@ class ReducedPDDP(_PriorProgram):
     ``ReducedPDDP(prior).solve(eps)`` returns the same :class:`~problems.result.SolveResult` as
     :class:`problems.programs.PDDP`; the duals and certificate refer to the reduced LP.  ``prior`` is a
     :class:`~problems.priors.Prior` of kind uniform/iid/exchangeable or a
-    :class:`~problems.orbit.symmetric_prior.SymmetricPrior` (any n).  ``backend`` is ``"auto"`` (default:
-    :func:`choose_backend`), ``"clarabel"`` (direct), ``"block"`` (:mod:`problems.orbit.block_ipm`, with
-    Clarabel as its fallback) or ``"cvxpy"`` (DPP Parameter for e^ε).
+    :class:`~problems.orbit.symmetric_prior.SymmetricPrior` (any n).  ``solver`` names the back end of
+    :mod:`problems.solvers` tried first (``block``: :mod:`problems.ipm.block`); without it the program's own
+    choice (:func:`choose_backend`, kept as ``.backend``) goes first.  ``backend=`` is its deprecated name.
     """
 
     program = "pd-dp"
@@ -607,7 +612,7 @@ class ReducedPDI(_PriorProgram):
         if self.backend == "block" and (at_boundary or (self.m >= 3 and e - self.eps_X < PDI_BLOCK_MARGIN)):
             # at and just above ε_X the feasible set has (almost) no interior: the block method would stall and
             # fall back anyway (measured, docs/orbit_reduction.md §10), so Clarabel solves these directly
-            sol = self.lp.solve(max(e, 0.0), backend="clarabel", solver=solver or self.solver)
+            sol = self.lp.solve(max(e, 0.0), prefer="clarabel", solver=solver or self.solver)
             res = self._result(sol, self.reduction, self._extras())
         else:
             res = super().solve(max(e, 0.0), solver=solver, method=method)
@@ -626,7 +631,7 @@ class ReducedRPD(_Base):
         self,
         space: DatabaseSpace,
         *,
-        backend: str = "auto",
+        backend: str | None = None,
         solver: str | None = None,
         lift_limit: int = LIFT_LIMIT,
     ) -> None:
@@ -651,7 +656,7 @@ class ReducedRPD(_Base):
         if (method != "lp" or eps == 0.0) and not in_tiny_regime(self.lp.spec, eps):
             res = self._distance_theorem(eps)
         else:
-            sol = self.lp.solve(eps, backend=self.backend, solver=solver or self.solver)
+            sol = self.lp.solve(eps, prefer=self.backend, solver=solver or self.solver)
             res = self._result(sol, "distance", {})
         if self.space.size <= self.lift_limit:
             res.extras["p_x"] = self._lifted_p_x()
@@ -659,8 +664,8 @@ class ReducedRPD(_Base):
 
 
 def choose_backend(reduction: str, m: int, variables: int) -> str:
-    """The back end ``backend="auto"`` picks: ``"block"`` for joint-type LPs with m ≥ 3 and more than
-    :data:`~problems.solvers.settings.SMALL_LP_SIZE` variables, else ``"clarabel"``.
+    """The back end tried first when no ``solver`` is named: ``"block"`` for joint-type LPs with m ≥ 3 and
+    more than :data:`~problems.solvers.settings.SMALL_LP_SIZE` variables, else ``"clarabel"``.
 
     Measured (``docs/orbit_reduction.md`` §10): for m ≥ 3 each y-type block is a product of m simplex lattices
     of dimension m − 1, which a sparse LDLᵀ fills almost completely, and the dense block method is 1.5–2.6×
