@@ -100,7 +100,7 @@ def test_the_library_emits_no_deprecation_warning(capsys):
         from problems.sweep.grid import Point
         from problems.sweep.jobs import run_point
 
-        row = run_point(Point("pd-dp", 3, 2, "uniform", eps=1.0, path="lp"))
+        row = run_point(Point("pd-dp", 3, 2, "uniform", eps=1.0, method="lp"))
     out = json.loads(capsys.readouterr().out)
     assert code == 0 and out["value"] == pytest.approx(_h(1.0, 3, 2), rel=1e-6)  # ε ≥ ε̃_X = 0: h(ε)
     assert row["status"] == "optimal" and row["value"] == pytest.approx(_h(1.0, 3, 2), rel=1e-6)

@@ -89,7 +89,7 @@ def test_killed_worker_loses_nothing(cluster, tmp_path):
         n=(4,),
         m=(2,),
         eps=tuple(0.25 * k for k in range(1, 17)),
-        path="dense",
+        formulation="dense",
     )
     killed = []
 
