@@ -12,6 +12,7 @@ import hashlib
 import json
 import math
 
+import numpy as np
 import pytest
 
 from problems.database import DatabaseSpace
@@ -165,3 +166,96 @@ def test_sweep_cli_formulation_method_and_old_path():
     for path, choice in (("dense", ("dense", "auto")), ("theorem", ("auto", "theorem"))):
         spec = _spec(parser.parse_args(base + ["--path", path]))
         assert (spec.formulation, spec.method) == choice
+
+
+# ------------------------------------------------------------------------------------ the model's solve(path=)
+def _model_pd_dp(prior, eps):
+    from problems.model import MechanismModel, losses, privacy
+
+    return MechanismModel(prior, losses.hamming(prior.space)).add(
+        privacy.differential(eps, neighbours=prior.space)
+    )
+
+
+def _model_local(eps=1.0):
+    from problems.model import MechanismModel, losses, privacy
+
+    return MechanismModel(np.array([0.1, 0.2, 0.3, 0.4]), losses.zero_one(4)).add(privacy.local(eps))
+
+
+@pytest.mark.parametrize(
+    ("path", "new"), [("lp-core", {"method": "lp"}), ("cvxpy", {"solver": "cvxpy"}), ("auto", {})]
+)
+def test_model_path_keyword_warns_and_gives_the_same_answer(path, new):
+    with pytest.warns(DeprecationWarning, match=f"path='{path}'"):
+        old = _model_local().solve(path=path)
+    res = _model_local().solve(**new)
+    assert old.path == res.path and old.value == res.value and old.bounds == res.bounds
+    # local ε-DP on 4 inputs, 0-1 loss: the optimum is 1 − e^ε/(e^ε + K − 1) · Σ... ≥ best constant row's bound
+    assert res.certified
+
+
+def test_model_program_route_through_the_registry():
+    """PD-I itself at ε ≥ ε̃_X: the registry's program answers with Lemma 4's closed form, h(ε)."""
+    from problems import priors
+    from problems.model import instances
+
+    space = DatabaseSpace(3, 2)
+    prior = priors.iid(space, [0.4, 0.6])  # ε̃_X = 3 ln(3/2) ≈ 1.22 < 1.5
+    with pytest.warns(DeprecationWarning, match="path='program'"):
+        old = instances.pd_i(space, prior, 1.5).solve(path="program")
+    new = instances.pd_i(space, prior, 1.5).solve()
+    thm = instances.pd_i(space, prior, 1.5).solve(method="theorem")
+    assert old.path == new.path == thm.path == "program" and thm.extras["program_path"] == "theorem"
+    assert old.value == new.value == thm.value == pytest.approx(_h(1.5, 3, 2), rel=1e-9)
+    lp = instances.pd_i(space, prior, 1.5).solve(method="lp")  # the model's own ratio LP
+    assert lp.path == "lp-core" and lp.certified
+    assert lp.bounds.lower <= _h(1.5, 3, 2) * (1 + 1e-9) and _h(1.5, 3, 2) <= lp.bounds.upper * (1 + 1e-9)
+
+
+def test_model_reduced_formulation_needs_a_row_symmetric_prior():
+    from problems import priors
+    from problems.errors import InvalidPriorError
+
+    space = DatabaseSpace(3, 2)
+    res = _model_pd_dp(priors.iid(space, [0.3, 0.7]), 1.2).solve(formulation="reduced", method="lp")
+    dense = _model_pd_dp(priors.iid(space, [0.3, 0.7]), 1.2).solve(method="lp")
+    assert res.path == "program" and res.mechanism.matrix.shape == (8, 8) and res.certified
+    assert res.bounds.lower <= dense.bounds.upper and dense.bounds.lower <= res.bounds.upper
+    with pytest.raises(InvalidPriorError, match="invariant under permuting rows"):
+        _model_pd_dp(priors.from_pmf(space, np.arange(1, 9) / 36), 1.2).solve(formulation="reduced")
+
+
+def test_model_choices_that_cannot_apply():
+    from problems.model import privacy
+
+    with pytest.raises(InvalidInputError, match="method='theorem' needs a model that is PD-DP or PD-I"):
+        _model_local().solve(method="theorem")
+    with pytest.raises(InvalidInputError, match="formulation='reduced' needs"):
+        _model_local().solve(formulation="reduced")
+    with pytest.raises(InvalidInputError, match="method='lp' needs a ratio LP"):
+        _model_local().add(privacy.approximate(1.0, 0.1)).solve(method="lp")
+    with pytest.raises(InvalidInputError, match="path='program' needs"), pytest.warns(DeprecationWarning):
+        _model_local().solve(path="program")
+    with pytest.raises(InvalidInputError, match="method must be one of"):
+        _model_local().solve(method="lp-core")
+    with pytest.raises(InvalidInputError, match="disagree"), pytest.warns(DeprecationWarning):
+        _model_local().solve(path="lp-core", method="theorem")
+
+
+def test_model_cli_method_and_old_path(tmp_path, capsys):
+    from problems.cli import main
+
+    spec = tmp_path / "m.toml"
+    spec.write_text(
+        'prior = [0.1, 0.2, 0.3, 0.4]\nloss = "zero_one"\n[[constraint]]\nkind = "local"\neps = 1.0\n'
+    )
+    assert main(["model", str(spec), "--json", "--method", "lp"]) == 0
+    new = json.loads(capsys.readouterr().out)
+    assert main(["model", str(spec), "--json", "--path", "lp-core"]) == 0
+    captured = capsys.readouterr()
+    old = json.loads(captured.out)
+    assert "--path is deprecated" in captured.err
+    assert old["value"] == new["value"] and old["path"] == new["path"] == "lp-core"
+    assert main(["model", str(spec), "--json", "--solver", "cvxpy"]) == 0
+    assert json.loads(capsys.readouterr().out)["path"] == "cvxpy-lp"
