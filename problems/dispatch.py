@@ -191,13 +191,13 @@ def resolve_formulation(
     if formulation == "reduced":
         if not symmetric:
             raise InvalidPriorError(
-                f"the reduced path needs a prior invariant under permuting rows (kind in {SYMMETRIC_KINDS}); "
-                f"this prior has kind {_kind(prior)!r}. Use path='dense' or 'auto'"
+                f"the reduced program needs a prior invariant under permuting rows (kind in {SYMMETRIC_KINDS}); "
+                f"this prior has kind {_kind(prior)!r}. Use formulation='dense' or 'auto'"
             )
         if entry.reduced_needs_iid and not iid:
             raise InvalidPriorError(
                 "the reduced PD-MIP covers i.i.d. priors only (single-letterisation needs independent rows); "
-                f"this prior has kind {_kind(prior)!r}. Use path='dense' (small n only)"
+                f"this prior has kind {_kind(prior)!r}. Use formulation='dense' (small n only)"
             )
     return formulation
 
@@ -283,7 +283,7 @@ def _guard_dense(name: str, space: DatabaseSpace, method: str) -> None:
         estimate,
         f"the dense {name} program on N = {m}^{n} = {space.size} databases",
         "Use a uniform, iid or contagious prior (the reduced path), the theorem path where it applies "
-        "(--path theorem), or a smaller n.",
+        "(--method theorem), or a smaller n.",
     )
     if name != "pd-mip" and method != "theorem":
         seconds = dense_lp_seconds(n, m)

@@ -258,8 +258,9 @@ def require_dense_lp(space, program: str) -> None:  # noqa: ANN001 - DatabaseSpa
     require_memory(
         dense_lp_memory(space.n, space.m),
         f"the dense {program} LP on N = {space.m}^{space.n} = {space.size} databases",
-        "Use the reduced path (uniform, iid or exchangeable priors: problems.orbit.make_program(…, "
-        "path='reduced'), --path reduced), the theorem path where it applies, or a smaller n.",
+        "Use the reduced program (uniform, iid or exchangeable priors: problems.dispatch.make_program(…, "
+        "formulation='reduced'), --formulation reduced), the theorem where it applies (--method theorem), or a "
+        "smaller n.",
     )
 
 

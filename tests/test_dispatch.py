@@ -170,5 +170,5 @@ def test_symmetric_grammar_errors_keep_their_messages():
         parse_symmetric_prior("uniform:1", 3, 2)
     with pytest.raises(InvalidPriorError, match=r"needs 2 probabilities \(m = 2\), got 3"):
         parse_symmetric_prior("iid:0.2,0.3,0.5", 3, 2)
-    with pytest.raises(InvalidInputError, match="reduced path only"):
+    with pytest.raises(InvalidInputError, match="reduced program only"):
         parse_prior("mixture:1/0.5,0.5", DatabaseSpace(2, 2))

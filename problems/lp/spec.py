@@ -216,8 +216,8 @@ def dense_spec(
         BASE_MEMORY + BYTES_PER_RATIO_ROW * float(N) * K_out * space.n * (space.m - 1),
         f"the dense {program} LP on N = {N} databases ({N}×{K_out} variables, "
         f"{N * K_out * space.n * (space.m - 1)} ratio rows)",
-        "Use the reduced path (uniform, iid or exchangeable priors: --path reduced), the theorem path where it "
-        "applies (--path theorem), or a smaller n.",
+        "Use the reduced program (uniform, iid or exchangeable priors: --formulation reduced), the theorem "
+        "where it applies (--method theorem), or a smaller n.",
     )
     cost = np.asarray(cost, dtype=float)
     if cost.ndim != 2 or cost.shape[0] != N or cost.shape[1] < 1:
