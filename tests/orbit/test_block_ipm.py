@@ -57,7 +57,7 @@ def test_block_backend_matches_dense(n, m):
             assert b.stats.attempts[0][0] == NAME, b.stats.attempts
             assert a.status == b.status == "optimal" and _overlap(a, b)
             e = ri.eps_X + 0.2 + eps
-            a, b = di.solve(e, path="lp"), ri.solve(e, path="lp")
+            a, b = di.solve(e, method="lp"), ri.solve(e, method="lp")
             assert a.status == b.status == "optimal" and _overlap(a, b)
 
 

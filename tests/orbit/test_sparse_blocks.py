@@ -71,7 +71,7 @@ def test_sparse_blocks_certify_the_dense_optimum(all_sparse, highs_optimum):
             assert res.value == pytest.approx(ref, rel=1e-6)
         ri = ReducedPDI(prior, solver="block")
         e = ri.eps_X + 0.5
-        res = ri.solve(e, path="lp")
+        res = ri.solve(e, method="lp")
         ref = highs_optimum(PDI(prior).lp.spec, e)
         assert res.status == "optimal" and res.value == pytest.approx(ref, rel=1e-6)
 
