@@ -22,8 +22,12 @@ modelling layer (:mod:`problems.model`) all build their programs here.
 ``solver=``       a back end name (``clarabel``, ``highs``, ``scs``, ``cvxpy``, ``structured``, ``block``; PD-MIP:
                   a CVXPY conic solver) — tried first, the others after it if it fails (``--solver``).
 
-The old keyword ``path=`` (and ``--path``), which named either a formulation or a method, still works for
-one release with a :class:`DeprecationWarning` (:mod:`problems.solve_choice` maps it).
+The model (:meth:`problems.model.MechanismModel.solve`), the sweep (a point's ``formulation`` and
+``method``) and the reduced programs (``solver=``) take the same names.  The old keywords still work for one
+release with a :class:`DeprecationWarning`: ``path=`` (and ``--path``), which named either a formulation or
+a method (:mod:`problems.solve_choice` maps it; the model's old routes: :mod:`problems.model.paths`), the
+sweep's ``path`` field (the keys of points computed before keep their value), and the reduced programs'
+``backend=`` (the back end tried first: ``solver=``).
 
 **The way through** a plain solve: :func:`solve_spec` parses the prior spec once
 (:mod:`problems.prior_spec`), chooses the formulation (:func:`resolve_formulation`), checks the resources,
@@ -48,6 +52,7 @@ from .solve_choice import (
     check_method,
     formulation_from_path,
     split_path,
+    warn_deprecated,
 )
 
 __all__ = [
@@ -317,12 +322,7 @@ def program_from_spec(
     PD-DP, PD-I, R-PD) is the largest N for which the reduced result is lifted to W[x, y].
     """
     if path is not None:
-        warnings.warn(
-            f"the keyword path={path!r} is deprecated and will be removed in the next release; use "
-            "formulation= (dense, reduced) or method= (lp, theorem)",
-            DeprecationWarning,
-            stacklevel=2,
-        )
+        warn_deprecated(f"path={path!r}", "formulation= (dense, reduced) or method= (lp, theorem)")
         formulation, method = split_path(path)
     name = name.lower()
     entry = _entry(name)
