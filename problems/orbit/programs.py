@@ -54,7 +54,7 @@ from ..prior_constants import eps_X_symmetric, exp_at_least, mixture_eps_X_ratio
 from ..priors import Prior
 from ..programs.theorem import SMALL_EPS_THEOREM, constant_lower, small_eps
 from ..result import SolveResult
-from ..solve_choice import METHODS, check_method, method_from_path, warn_deprecated
+from ..solve_choice import METHODS, check_method, method_from_path
 from ..solvers.backends import check_solver
 from ..solvers.settings import (
     INTERIOR_MARGIN,
@@ -64,7 +64,7 @@ from ..solvers.settings import (
     SMALL_LP_SIZE,
 )
 from .lift import _lift_matrix, _log_distance_counts, _type_channel, lift_mechanism, sample  # noqa: F401
-from .reduced_lp import REDUCED_BACKENDS, ReducedLP
+from .reduced_lp import ReducedLP, deprecated_backend
 from .symmetric_prior import SymmetricPrior, as_symmetric
 from .types import JointTypes
 
@@ -114,15 +114,9 @@ class _Base:
     program = ""
 
     def __init__(self, n: int, m: int, backend: str | None, solver: str | None, lift_limit: int) -> None:
-        if backend is not None:  # deprecated: solver= names the back end tried first
-            if backend != "auto" and backend not in REDUCED_BACKENDS:
-                raise InvalidInputError(
-                    f"backend must be 'auto' or one of {REDUCED_BACKENDS}, got {backend!r}"
-                )
-            warn_deprecated(f"backend={backend!r}", "solver= (the back end tried first)", stacklevel=3)
+        deprecated_backend(backend)  # backend= is solver= (the back end tried first); kept for one release
         self.n, self.m = n, m
         self.space = DatabaseSpace(n, m)
-        # the back end tried first when no solver is named: choose_backend's (or the deprecated backend=)
         self.backend, self.solver, self.lift_limit = backend or "auto", solver, lift_limit
         check_solver(solver)
         self.types: JointTypes | None = None

@@ -35,11 +35,21 @@ from ..solve_choice import warn_deprecated
 from ..solvers.chain import solve as solve_lp
 from ..solvers.settings import SMALL_LP_SIZE
 
-__all__ = ["ReducedLP", "REDUCED_BACKENDS", "SMALL_LP_SIZE"]
+__all__ = ["ReducedLP", "REDUCED_BACKENDS", "SMALL_LP_SIZE", "deprecated_backend"]
 
 #: The back ends a reduced program may prefer (``ReducedLP.solve(prefer=)``, ``choose_backend``): names
 #: of the LP back-end registry ``problems.solvers.BACKENDS``, of which ``solver=`` names any.
 REDUCED_BACKENDS = ("clarabel", "block", "cvxpy")
+
+
+def deprecated_backend(backend: str | None) -> None:
+    """The reduced programs' old keyword ``backend=`` (their first back end, now ``solver=``): checked, and
+    warned about (:class:`DeprecationWarning`) when given."""
+    if backend is None:
+        return
+    if backend != "auto" and backend not in REDUCED_BACKENDS:
+        raise InvalidInputError(f"backend must be 'auto' or one of {REDUCED_BACKENDS}, got {backend!r}")
+    warn_deprecated(f"backend={backend!r}", "solver= (the back end tried first)", stacklevel=4)
 
 
 #: Old names kept for one release (each access warns): ``ReducedLPSolution`` is
