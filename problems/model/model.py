@@ -371,11 +371,12 @@ class MechanismModel:
     def _choose_route(self, formulation: str, method: str, through_cvxpy: bool, insist: bool) -> str:
         """``"program"``, ``"lp-core"`` or ``"cvxpy"`` for the solve choice (bad input where it cannot apply)."""
         natural = self.route()
-        needs = "method='theorem'" if method == "theorem" else "formulation='reduced'"
         if method == "theorem" or formulation == "reduced" or insist:
             if natural != "program":
+                asked = "method='theorem'" if method == "theorem" else "formulation='reduced'"
+                asked = "path='program'" if insist else asked
                 raise InvalidInputError(
-                    f"{needs if not insist else 'path=' + repr('program')} needs a model that is PD-DP or PD-I "
+                    f"{asked} needs a model that is PD-DP or PD-I "
                     "itself: the Hamming loss on a DatabaseSpace and one ε-DP or ε-identifiability constraint "
                     "with that space's neighbours"
                 )
