@@ -36,7 +36,6 @@ builds the program from the registry and solves it; the program's solvers and ce
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -46,6 +45,7 @@ from .errors import InvalidInputError, InvalidPriorError
 from .orbit.symmetric_prior import SYMMETRIC_KINDS, SymmetricPrior, iid_row_pmf, parse_symmetric_prior
 from .prior_spec import SYMMETRIC_SPECS, is_symmetric_spec
 from .priors import Prior, parse_prior
+from .resources import reduced_lp_variables, require_dense_program, require_reduced_lp
 from .solve_choice import (
     FORMULATIONS,
     METHODS,
@@ -277,30 +277,6 @@ def prior_from_spec(spec: str, n: int, m: int, *, dense: bool = False) -> Any:
     return parse_prior(spec, space)
 
 
-def _guard_dense(name: str, space: DatabaseSpace, method: str) -> None:
-    """Refuse (memory) or warn (time) before a dense program is built."""
-    from .resources import BASE_MEMORY, dense_lp_memory, dense_lp_seconds, format_seconds, require_memory
-
-    space.require_dense()
-    n, m = space.n, space.m
-    estimate = BASE_MEMORY + 4000.0 * space.size**2 if name == "pd-mip" else dense_lp_memory(n, m)
-    require_memory(
-        estimate,
-        f"the dense {name} program on N = {m}^{n} = {space.size} databases",
-        "Use a uniform, iid or contagious prior (the reduced path), the theorem path where it applies "
-        "(--method theorem), or a smaller n.",
-    )
-    if name != "pd-mip" and method != "theorem":
-        seconds = dense_lp_seconds(n, m)
-        if seconds > 60:
-            warnings.warn(
-                f"the dense {name} LP on N = {space.size} databases may take about {format_seconds(seconds)} "
-                "if the LP is needed (estimate from measured solves; the theorem path, where it applies, "
-                "is immediate)",
-                stacklevel=3,
-            )
-
-
 def program_from_spec(
     name: str,
     spec: str,
@@ -346,13 +322,11 @@ def program_from_spec(
     target = space if entry.prior_free else prior
     chosen = resolve_formulation(name, target, formulation)
     if chosen == "dense":
-        _guard_dense(name, space, method)
+        require_dense_program(name, space, lp_time_warning=method != "theorem")
         if isinstance(prior, SymmetricPrior):
             prior = prior.to_prior()
         target = space if entry.prior_free else prior
     elif method == "lp" and name in ("pd-dp", "pd-i") and prior.kind != "uniform":
-        from .resources import reduced_lp_variables, require_reduced_lp
-
         require_reduced_lp(
             reduced_lp_variables(n, m)
         )  # the LP is certainly needed: refuse before building it

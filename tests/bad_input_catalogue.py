@@ -436,7 +436,7 @@ CLI_CASES: list[Case] = [
         "file-prior-n12",
         "a file prior at n = 12 (N = 4096)",
         4,
-        r"would need about .*GiB.*reduced path",
+        r"would need about .*GiB.*reduced program",
         (*S, "pd-i", "--n", "12", "--m", "2", "--prior", "file:{d}/p4096.npy", "--eps", "1"),
     ),
     Case(
