@@ -33,7 +33,7 @@ ROW = [0.2, 0.3, 0.5]
 def _spec(n: int):  # noqa: ANN202
     from problems.orbit import ReducedPDDP, symmetric_iid
 
-    return ReducedPDDP(symmetric_iid(n, ROW), backend="clarabel").lp.spec
+    return ReducedPDDP(symmetric_iid(n, ROW)).lp.spec
 
 
 def run_block(n: int, eps: float, sparse: bool | None = None) -> dict:

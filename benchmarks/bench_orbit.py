@@ -5,7 +5,7 @@ writes ``benchmarks/results/orbit.json``.  Prior: i.i.d. (0.3, 0.7) for m = 2, (
 ε = 1.  Times are wall-clock seconds of build (enumeration + sparse matrices) and solve (Clarabel), plus the
 process CPU seconds of the solve (more stable than wall time on a shared machine); the load average is
 recorded with the results.  ``program`` is PD-DP unless the path is ``reduced-pdi``.  Paths ``reduced-clarabel`` /
-``reduced-block`` force the back end (``problems.orbit.reduced_lp``); ``reduced`` uses ``backend="auto"``; the
+``reduced-block`` name the back end tried first (``solver=``); ``reduced`` uses the program's own choice; the
 solver actually used is shown in brackets.
 """
 
@@ -30,7 +30,7 @@ def run_reduced(
     n: int, m: int, eps: float, cls=ReducedPDDP, path: str = "reduced", backend: str = "auto"
 ) -> dict:
     t0 = time.perf_counter()
-    prog = cls(symmetric_iid(n, ROWS[m]), backend=backend)
+    prog = cls(symmetric_iid(n, ROWS[m]), solver=None if backend == "auto" else backend)
     build = time.perf_counter() - t0
     t1 = time.perf_counter()
     c1 = time.process_time()

@@ -26,7 +26,7 @@ def study(seeds: int) -> list[Point]:
     pts = []
     for s in range(seeds):
         prior = f"dirichlet:1:{s}"
-        pts += [Point("pd-dp", 7, 2, prior, eps=e, path="dense") for e in (0.5, 1.0, 2.0, 3.0)]
+        pts += [Point("pd-dp", 7, 2, prior, eps=e, formulation="dense") for e in (0.5, 1.0, 2.0, 3.0)]
     return pts
 
 

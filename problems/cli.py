@@ -42,8 +42,7 @@ from .cli_common import (
     positive_int,
     print_json,
     privacy_level,
-    reject_option,
-    resolve_unit,
+    reject_options,
     run,
 )
 from .errors import InfeasibleProgramError, InvalidInputError, PrivacyToolkitError
@@ -73,38 +72,39 @@ def result_exit_code(res) -> int:  # noqa: ANN001
 
 
 # ------------------------------------------------------------------------------------------------ solve
-def _check_solve_options(args) -> None:
-    """Options that do not apply to the chosen program are bad input (never silently ignored)."""
+def _check_solve_options(args) -> str:
+    """Options that do not apply to the chosen program are bad input (never silently ignored); the output
+    unit of the result."""
     if args.program == "pd-mip":
         if args.distortion is None:
             raise InvalidInputError("pd-mip takes --distortion D (it minimises I(X;Y) subject to E d ≤ D)")
-        reject_option("--eps", args.eps is not None, "pd-mip", "it takes --distortion D, not a privacy level")
         if args.distortion > args.n:
             raise InvalidInputError(
                 f"--distortion must lie in [0, n] = [0, {args.n}] (expected Hamming distortion), "
                 f"got {args.distortion:g}"
             )
+        not_applying = [("--eps", args.eps is not None, "it takes --distortion D, not a privacy level")]
     else:
         if args.eps is None:
             raise InvalidInputError(f"{args.program} takes --eps E (the privacy level, in nats)")
-        reject_option(
-            "--distortion",
-            args.distortion is not None,
-            args.program,
-            "it minimises the distortion at the privacy level --eps; --distortion is PD-MIP's bound",
-        )
-        reject_option(
-            f"--unit {args.unit}",
-            args.unit is not None and args.unit != "nats",
-            args.program,
-            "its value is an expected Hamming distortion (rows), not an information quantity; ε is always nats",
-        )
-    reject_option(
-        "--export-level types",
-        args.export_level == "types" and not args.export,
-        args.program,
-        "it needs --export",
+        not_applying = [
+            (
+                "--distortion",
+                args.distortion is not None,
+                "it minimises the distortion at the privacy level --eps; --distortion is PD-MIP's bound",
+            ),
+            (
+                f"--unit {args.unit}",
+                args.unit is not None and args.unit != "nats",
+                "its value is an expected Hamming distortion (rows), not an information quantity; ε is always "
+                "nats",
+            ),
+        ]
+    not_applying.append(
+        ("--export-level types", args.export_level == "types" and not args.export, "it needs --export")
     )
+    reject_options(args.program, not_applying)
+    return args.unit or "nats"
 
 
 def _export(res, built, args) -> tuple[Any, dict]:  # noqa: ANN001
@@ -172,20 +172,20 @@ def _solve_choice(args) -> tuple[str, str]:
 
 
 def _cmd_solve(args) -> int:
-    _check_solve_options(args)
-    from .database import DENSE_LIMIT, DatabaseSpace
+    unit = _check_solve_options(args)
+    from .database import DENSE_LIMIT
 
-    space = DatabaseSpace(args.n, args.m)
     export = None
     if args.export:
+        from .database import DatabaseSpace
+
         export = check_output_file(args.export, suffixes=EXPORT_FORMATS)
-        if args.export_level == "database" and space.size > DENSE_LIMIT:
+        if args.export_level == "database" and DatabaseSpace(args.n, args.m).size > DENSE_LIMIT:
             raise InvalidInputError(
                 f"--export writes the database-level W[x, y] (N×N, N ≤ {DENSE_LIMIT}); here N = "
                 f"{args.m}^{args.n}. Pass --export-level types to write the reduced (type-level) mechanism "
                 "(the file records the level)"
             )
-    unit = resolve_unit(args)
     if args.solver is not None and args.program != "pd-mip":
         check_solver_name(args.solver)  # bad input before any work, whichever path answers
     formulation, method = _solve_choice(args)
@@ -264,7 +264,8 @@ def _print_solve(res, built, args, exported: Path | None) -> None:  # noqa: ANN0
         f"{res.program} (n = {space.n}, m = {space.m}, prior {prior_text}, "
         f"{what}, {built.formulation} path): {res.status}"
     )
-    label = "optimal value" if res.certified else "value (NOT CERTIFIED)"
+    certified = res.certified
+    label = "optimal value" if certified else "value (NOT CERTIFIED)"
     print(f"  {label:16s} {res.value:.12g} {res.unit}")
     b = res.bounds
     print(f"  bounds           [{b.lower:.12g}, {b.upper:.12g}] (proved; {c.basis})")
@@ -273,7 +274,7 @@ def _print_solve(res, built, args, exported: Path | None) -> None:  # noqa: ANN0
         f"compl. slackness {c.complementary_slackness:.2e}, gap {c.duality_gap:.2e}"
     )
     print(f"  solver           {res.stats.solver}, {res.stats.solve_time:.3f} s")
-    if not res.certified:
+    if not certified:
         for name, what in res.stats.attempts:
             print(f"  attempt          {name}: {what}")
     if exported is not None:

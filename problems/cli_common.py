@@ -65,6 +65,7 @@ __all__ = [
     "check_solver_name",
     "LP_SOLVERS",
     "reject_option",
+    "reject_options",
     "reject_unknown_keys",
     "json_ready",
     "dumps",
@@ -311,6 +312,12 @@ def reject_option(option: str, given: bool, program: str, why: str = "") -> None
     """Bad input when ``option`` was given but does not apply to ``program``."""
     if given:
         raise InvalidInputError(f"{option} does not apply to {program}{': ' + why if why else ''}")
+
+
+def reject_options(program: str, checks: list[tuple[str, bool, str]]) -> None:
+    """:func:`reject_option` for each ``(option, given, why)`` of ``checks``: the first one given is bad input."""
+    for option, given, why in checks:
+        reject_option(option, given, program, why)
 
 
 def reject_unknown_keys(mapping: dict, valid, where: str) -> None:  # noqa: ANN001

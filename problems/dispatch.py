@@ -24,8 +24,12 @@ modelling layer (:mod:`problems.model`) all build their programs here.
 ``solver=``       a back end name (``clarabel``, ``highs``, ``scs``, ``cvxpy``, ``structured``, ``block``; PD-MIP:
                   a CVXPY conic solver) — tried first, the others after it if it fails (``--solver``).
 
-The old keyword ``path=`` (and ``--path``), which named either a formulation or a method, still works for
-one release with a :class:`DeprecationWarning` (:mod:`problems.solve_choice` maps it).
+The model (:meth:`problems.model.MechanismModel.solve`), the sweep (a point's ``formulation`` and
+``method``) and the reduced programs (``solver=``) take the same names.  The old keywords still work for one
+release with a :class:`DeprecationWarning`: ``path=`` (and ``--path``), which named either a formulation or
+a method (:mod:`problems.solve_choice` maps it; the model's old routes: :mod:`problems.model.paths`), the
+sweep's ``path`` field (the keys of points computed before keep their value), and the reduced programs'
+``backend=`` (the back end tried first: ``solver=``).
 
 **The way through** a plain solve: :func:`solve_spec` parses the prior spec once
 (:mod:`problems.prior_spec`), chooses the formulation (:func:`resolve_formulation`), checks the resources,
@@ -34,7 +38,6 @@ builds the program from the registry and solves it; the program's solvers and ce
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -44,12 +47,14 @@ from .errors import InvalidInputError, InvalidPriorError
 from .orbit.symmetric_prior import SYMMETRIC_KINDS, SymmetricPrior, iid_row_pmf, parse_symmetric_prior
 from .prior_spec import SYMMETRIC_SPECS, is_symmetric_spec
 from .priors import Prior, parse_prior
+from .resources import reduced_lp_ratio_rows, reduced_lp_variables, require_dense_program, require_reduced_lp
 from .solve_choice import (
     FORMULATIONS,
     METHODS,
     check_method,
     formulation_from_path,
     split_path,
+    warn_deprecated,
 )
 
 __all__ = [
@@ -193,13 +198,13 @@ def resolve_formulation(
     if formulation == "reduced":
         if not symmetric:
             raise InvalidPriorError(
-                f"the reduced path needs a prior invariant under permuting rows (kind in {SYMMETRIC_KINDS}); "
-                f"this prior has kind {_kind(prior)!r}. Use path='dense' or 'auto'"
+                f"the reduced program needs a prior invariant under permuting rows (kind in {SYMMETRIC_KINDS}); "
+                f"this prior has kind {_kind(prior)!r}. Use formulation='dense' or 'auto'"
             )
         if entry.reduced_needs_iid and not iid:
             raise InvalidPriorError(
                 "the reduced PD-MIP covers i.i.d. priors only (single-letterisation needs independent rows); "
-                f"this prior has kind {_kind(prior)!r}. Use path='dense' (small n only)"
+                f"this prior has kind {_kind(prior)!r}. Use formulation='dense' (small n only)"
             )
     return formulation
 
@@ -215,7 +220,7 @@ def make_program(
     """Build program ``name`` (pd-dp, pd-i, r-pd, pd-mip) for ``prior`` in the chosen ``formulation``.
 
     ``prior`` may be a DatabaseSpace for r-pd.  ``kwargs`` go to the program's constructor (e.g. ``solver=``;
-    reduced programs also take ``backend=`` and ``lift_limit=``).  ``path=`` is the deprecated name of
+    reduced programs also take ``lift_limit=``).  ``path=`` is the deprecated name of
     ``formulation=``.
     """
     if not isinstance(name, str):
@@ -274,30 +279,6 @@ def prior_from_spec(spec: str, n: int, m: int, *, dense: bool = False) -> Any:
     return parse_prior(spec, space)
 
 
-def _guard_dense(name: str, space: DatabaseSpace, method: str) -> None:
-    """Refuse (memory) or warn (time) before a dense program is built."""
-    from .resources import BASE_MEMORY, dense_lp_memory, dense_lp_seconds, format_seconds, require_memory
-
-    space.require_dense()
-    n, m = space.n, space.m
-    estimate = BASE_MEMORY + 4000.0 * space.size**2 if name == "pd-mip" else dense_lp_memory(n, m)
-    require_memory(
-        estimate,
-        f"the dense {name} program on N = {m}^{n} = {space.size} databases",
-        "Use a uniform, iid or contagious prior (the reduced path), the theorem path where it applies "
-        "(--path theorem), or a smaller n.",
-    )
-    if name != "pd-mip" and method != "theorem":
-        seconds = dense_lp_seconds(n, m)
-        if seconds > 60:
-            warnings.warn(
-                f"the dense {name} LP on N = {space.size} databases may take about {format_seconds(seconds)} "
-                "if the LP is needed (estimate from measured solves; the theorem path, where it applies, "
-                "is immediate)",
-                stacklevel=3,
-            )
-
-
 def program_from_spec(
     name: str,
     spec: str,
@@ -319,12 +300,7 @@ def program_from_spec(
     PD-DP, PD-I, R-PD) is the largest N for which the reduced result is lifted to W[x, y].
     """
     if path is not None:
-        warnings.warn(
-            f"the keyword path={path!r} is deprecated and will be removed in the next release; use "
-            "formulation= (dense, reduced) or method= (lp, theorem)",
-            DeprecationWarning,
-            stacklevel=2,
-        )
+        warn_deprecated(f"path={path!r}", "formulation= (dense, reduced) or method= (lp, theorem)")
         formulation, method = split_path(path)
     name = name.lower()
     entry = _entry(name)
@@ -348,13 +324,11 @@ def program_from_spec(
     target = space if entry.prior_free else prior
     chosen = resolve_formulation(name, target, formulation)
     if chosen == "dense":
-        _guard_dense(name, space, method)
+        require_dense_program(name, space, lp_time_warning=method != "theorem")
         if isinstance(prior, SymmetricPrior):
             prior = prior.to_prior()
         target = space if entry.prior_free else prior
     elif method == "lp" and name in ("pd-dp", "pd-i") and prior.kind != "uniform":
-        from .resources import reduced_lp_ratio_rows, reduced_lp_variables, require_reduced_lp
-
         # the LP is certainly needed: refuse before building it
         require_reduced_lp(reduced_lp_variables(n, m), reduced_lp_ratio_rows(n, m))
     if lift_limit is not None and chosen == "reduced" and name != "pd-mip":

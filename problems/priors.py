@@ -309,8 +309,9 @@ def require_pmf_size(space: DatabaseSpace) -> None:
         raise ProblemTooLargeError(
             f"a prior on {space.m}^{space.n} = {_count(space.size)} databases would be stored as a vector of "
             f"that length; this path accepts N ≤ {PMF_LIMIT} (n ≤ {_max_n(space.m)} for m = {space.m}). For "
-            "uniform, iid and contagious priors use the reduced path (problems.orbit.make_program(…, "
-            "path='reduced'), or python -m problems solve … --path reduced), which never builds the pmf",
+            "uniform, iid and contagious priors use the reduced program (problems.dispatch.make_program(…, "
+            "formulation='reduced'), or python -m problems solve … --formulation reduced), which never builds "
+            "the pmf",
             size=min(space.size, 2**62),
             limit=PMF_LIMIT,
         )
@@ -348,7 +349,7 @@ def from_spec(spec: PriorSpec, space: DatabaseSpace) -> Prior:
         assert spec.weight is not None  # the grammar gives a contagious spec its weight
         return contagious(space, spec.weight, list(spec.values) or None)
     raise InvalidInputError(
-        "--prior mixture:… is read by the reduced path only (python -m problems solve … --path reduced)"
+        "--prior mixture:… is read by the reduced program only (python -m problems solve … --formulation reduced)"
     )
 
 
@@ -365,6 +366,6 @@ def parse_prior(spec: str, space: DatabaseSpace) -> Prior:
             require_pmf_size(space)
         if kind == "mixture":
             raise InvalidInputError(
-                "--prior mixture:… is read by the reduced path only (python -m problems solve … --path reduced)"
+                "--prior mixture:… is read by the reduced program only (python -m problems solve … --formulation reduced)"
             )
     return from_spec(parse_prior_spec(spec), space)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import os
+import warnings
 
 from .errors import InvalidInputError, ProblemTooLargeError
 
@@ -44,6 +45,7 @@ __all__ = [
     "dense_lp_seconds",
     "format_seconds",
     "require_dense_lp",
+    "require_dense_program",
     "require_reduced_lp",
     "reduced_lp_ratio_rows",
     "reduced_lp_variables",
@@ -259,9 +261,35 @@ def require_dense_lp(space, program: str) -> None:  # noqa: ANN001 - DatabaseSpa
     require_memory(
         dense_lp_memory(space.n, space.m),
         f"the dense {program} LP on N = {space.m}^{space.n} = {space.size} databases",
-        "Use the reduced path (uniform, iid or exchangeable priors: problems.orbit.make_program(…, "
-        "path='reduced'), --path reduced), the theorem path where it applies, or a smaller n.",
+        "Use the reduced program (uniform, iid or exchangeable priors: problems.dispatch.make_program(…, "
+        "formulation='reduced'), --formulation reduced), the theorem where it applies (--method theorem), or a "
+        "smaller n.",
     )
+
+
+def require_dense_program(program: str, space, *, lp_time_warning: bool = True) -> None:  # noqa: ANN001
+    """The dispatcher's guard before the dense ``program`` (pd-dp, pd-i, r-pd, pd-mip) on ``space`` is built:
+    refuse it when its memory estimate does not fit (PD-MIP: N² exponential cones; the LPs:
+    :func:`dense_lp_memory`), and warn when its LP may take over a minute (``lp_time_warning``; not for a
+    theorem-only solve)."""
+    space.require_dense()
+    n, m = space.n, space.m
+    estimate = BASE_MEMORY + 4000.0 * space.size**2 if program == "pd-mip" else dense_lp_memory(n, m)
+    require_memory(
+        estimate,
+        f"the dense {program} program on N = {m}^{n} = {space.size} databases",
+        "Use a uniform, iid or contagious prior (the reduced program, --formulation reduced), the theorem where "
+        "it applies (--method theorem), or a smaller n.",
+    )
+    if program != "pd-mip" and lp_time_warning:
+        seconds = dense_lp_seconds(n, m)
+        if seconds > 60:
+            warnings.warn(
+                f"the dense {program} LP on N = {space.size} databases may take about {format_seconds(seconds)} "
+                "if the LP is needed (estimate from measured solves; the theorem path, where it applies, "
+                "is immediate)",
+                stacklevel=3,
+            )
 
 
 #: Peak bytes per variable of a reduced (joint-type) LP with m = 2 (about four ratio rows per variable): n = 200

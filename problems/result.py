@@ -165,11 +165,7 @@ class SolveResult:
             stats=sol.stats,
             bounds=sol.bounds if bounds is None else bounds,
             eps=sol.eps,
-            duals={
-                "ratio": sol.ratio_duals,
-                "normalisation": sol.normalisation_duals,
-                "nonnegativity": sol.nonnegativity_duals,
-            },
+            duals=sol.duals,
             unit="rows",
             extras=extras,
         )

@@ -22,6 +22,8 @@ __all__ = [
     "split_path",
     "method_from_path",
     "formulation_from_path",
+    "join_path",
+    "warn_deprecated",
 ]
 
 #: ``formulation=``: the orbit-reduced program where it applies (auto), the N×N program, or the reduced one.
@@ -53,7 +55,24 @@ def split_path(path: str) -> tuple[str, str]:
     return path, "auto"
 
 
-def _deprecated(old: str, new: str, stacklevel: int) -> None:
+def join_path(formulation: str, method: str) -> str | None:
+    """The old single ``path`` value of a ``(formulation, method)`` pair, or None when no old value names it.
+
+    The inverse of :func:`split_path`: ``("auto", "auto")`` → ``"auto"``, ``("dense", "auto")`` → ``"dense"``,
+    ``("auto", "lp")`` → ``"lp"``; a pair with both set (``("dense", "lp")``) had no old name.
+    """
+    if method == "auto":
+        return formulation
+    if formulation == "auto":
+        return method
+    return None
+
+
+def warn_deprecated(old: str, new: str, *, stacklevel: int = 2) -> None:
+    """Warn (:class:`DeprecationWarning`) that the keyword ``old`` is kept for one release; ``new`` replaces it.
+
+    ``stacklevel`` is that of :func:`warnings.warn` called where this function is called (2: its caller).
+    """
     warnings.warn(
         f"the keyword {old} is deprecated and will be removed in the next release; use {new}",
         DeprecationWarning,
@@ -64,7 +83,7 @@ def _deprecated(old: str, new: str, stacklevel: int) -> None:
 def method_from_path(method: str, path: str | None, *, stacklevel: int = 3) -> str:
     """The ``method=`` of a ``solve(eps, …)`` call, ``path=`` (deprecated) included (not yet checked)."""
     if path is not None:
-        _deprecated(f"path={path!r}", f"method={path!r}", stacklevel)
+        warn_deprecated(f"path={path!r}", f"method={path!r}", stacklevel=stacklevel)
         if method not in ("auto", path):
             raise InvalidInputError(f"path={path!r} and method={method!r} disagree; pass method= only")
         method = path
@@ -74,7 +93,7 @@ def method_from_path(method: str, path: str | None, *, stacklevel: int = 3) -> s
 def formulation_from_path(formulation: str, path: str | None, *, stacklevel: int = 3) -> str:
     """The ``formulation=`` of a ``make_program`` call, ``path=`` (deprecated) included (not yet checked)."""
     if path is not None:
-        _deprecated(f"path={path!r}", f"formulation={path!r}", stacklevel)
+        warn_deprecated(f"path={path!r}", f"formulation={path!r}", stacklevel=stacklevel)
         if formulation not in ("auto", path):
             raise InvalidInputError(
                 f"path={path!r} and formulation={formulation!r} disagree; pass formulation= only"

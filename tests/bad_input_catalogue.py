@@ -153,10 +153,10 @@ CLI_CASES: list[Case] = [
     ),
     Case(
         "theorem-with-pd-mip",
-        "`--path theorem` with PD-MIP",
+        "`--method theorem` with PD-MIP",
         2,
-        r"--path theorem does not apply to pd-mip",
-        (*S, "pd-mip", *N3, "--distortion", "0.5", "--path", "theorem"),
+        r"--method theorem does not apply to pd-mip",
+        (*S, "pd-mip", *N3, "--distortion", "0.5", "--method", "theorem"),
     ),
     Case("pd-i-without-eps", "PD-I without `--eps`", 2, r"pd-i takes --eps", (*S, "pd-i", *N3)),
     Case(
@@ -414,16 +414,29 @@ CLI_CASES: list[Case] = [
     # --- too large: refused within a second, with the estimate and the alternative
     Case(
         "dense-n30",
-        "`solve --path dense --n 30`",
+        "`solve --formulation dense --n 30`",
         4,
         r"N ≤ 4096.*reduced",
-        (*S, "pd-dp", "--n", "30", "--m", "2", "--prior", "iid:0.3,0.7", "--eps", "1", "--path", "dense"),
+        (
+            *S,
+            "pd-dp",
+            "--n",
+            "30",
+            "--m",
+            "2",
+            "--prior",
+            "iid:0.3,0.7",
+            "--eps",
+            "1",
+            "--formulation",
+            "dense",
+        ),
     ),
     Case(
         "file-prior-n12",
         "a file prior at n = 12 (N = 4096)",
         4,
-        r"would need about .*GiB.*reduced path",
+        r"would need about .*GiB.*reduced program",
         (*S, "pd-i", "--n", "12", "--m", "2", "--prior", "file:{d}/p4096.npy", "--eps", "1"),
     ),
     Case(
@@ -442,10 +455,10 @@ CLI_CASES: list[Case] = [
     ),
     Case(
         "reduced-lp-n200",
-        "`solve pd-dp --n 200 --prior iid:0.3,0.7 --path lp` (1.4 M joint types)",
+        "`solve pd-dp --n 200 --prior iid:0.3,0.7 --method lp` (1.4 M joint types)",
         4,
         r"reduced LP \(1373701 joint-type variables\) would need about",
-        (*S, "pd-dp", "--n", "200", "--m", "2", "--prior", "iid:0.3,0.7", "--eps", "1", "--path", "lp"),
+        (*S, "pd-dp", "--n", "200", "--m", "2", "--prior", "iid:0.3,0.7", "--eps", "1", "--method", "lp"),
     ),
     Case(
         "design-identity-n8",
@@ -1196,8 +1209,8 @@ CLI_CASES += [
     ),
     _c("solve-no-program", "`solve` without a program", 2, r"required|invalid choice", *S, *N3, "--eps", "1"),
     _c(
-        "solve-path-unknown",
-        "`solve --path fast`",
+        "solve-formulation-unknown",
+        "`solve --formulation fast`",
         2,
         r"invalid choice: 'fast'",
         *S,
@@ -1205,7 +1218,7 @@ CLI_CASES += [
         *N3,
         "--eps",
         "1",
-        "--path",
+        "--formulation",
         "fast",
     ),
     _c(
@@ -1647,7 +1660,7 @@ CLI_CASES += [
     ),
     _c(
         "solve-dense-uniform-n30",
-        "`solve --path dense --n 30 --prior uniform`",
+        "`solve --formulation dense --n 30 --prior uniform`",
         4,
         r"N ≤ 4096|N ≤ 1048576",
         *S,
@@ -1658,7 +1671,7 @@ CLI_CASES += [
         "2",
         "--eps",
         "1",
-        "--path",
+        "--formulation",
         "dense",
     ),
 ]
@@ -1867,7 +1880,7 @@ CLI_CASES += [
     ),
     _c(
         "theory-eps-800-lp",
-        "`solve pd-dp --eps 800 --path lp`",
+        "`solve pd-dp --eps 800 --method lp`",
         0,
         r"optimal",
         *S,
@@ -1877,7 +1890,7 @@ CLI_CASES += [
         "iid:0.3,0.7",
         "--eps",
         "800",
-        "--path",
+        "--method",
         "lp",
     ),
     _c(

@@ -100,7 +100,7 @@ def test_the_library_emits_no_deprecation_warning(capsys):
         from problems.sweep.grid import Point
         from problems.sweep.jobs import run_point
 
-        row = run_point(Point("pd-dp", 3, 2, "uniform", eps=1.0, path="lp"))
+        row = run_point(Point("pd-dp", 3, 2, "uniform", eps=1.0, method="lp"))
     out = json.loads(capsys.readouterr().out)
     assert code == 0 and out["value"] == pytest.approx(_h(1.0, 3, 2), rel=1e-6)  # ε ≥ ε̃_X = 0: h(ε)
     assert row["status"] == "optimal" and row["value"] == pytest.approx(_h(1.0, 3, 2), rel=1e-6)
@@ -170,5 +170,5 @@ def test_symmetric_grammar_errors_keep_their_messages():
         parse_symmetric_prior("uniform:1", 3, 2)
     with pytest.raises(InvalidPriorError, match=r"needs 2 probabilities \(m = 2\), got 3"):
         parse_symmetric_prior("iid:0.2,0.3,0.5", 3, 2)
-    with pytest.raises(InvalidInputError, match="reduced path only"):
+    with pytest.raises(InvalidInputError, match="reduced program only"):
         parse_prior("mixture:1/0.5,0.5", DatabaseSpace(2, 2))

@@ -131,9 +131,9 @@ def exact_sweep(program: str, n: int, m: int, kind: str, seed: int) -> dict[floa
 
 
 def _solve(program_obj, eps: float, path: str):
-    """``solve(eps, path=path)``; a solve without the ``path`` keyword fails here (a TypeError), never skips."""
+    """``solve(eps, method=path)``; a solve without the ``method`` keyword fails here (a TypeError), never skips."""
     if path != "auto":
-        return program_obj.solve(eps, path=path)
+        return program_obj.solve(eps, method=path)
     return program_obj.solve(eps)
 
 

@@ -44,7 +44,7 @@ def test_dense_programs_at_huge_eps(eps):
     prior = priors.from_pmf(DatabaseSpace(n, m), np.array(PMF))
     res = PDDP(prior).solve(eps)
     _check(res, res.matrix, PMF, n, m, eps, lambda W: dp_feasible(W, n, m, eps))
-    res = PDDP(prior).solve(eps, path="lp")
+    res = PDDP(prior).solve(eps, method="lp")
     _check(res, res.matrix, PMF, n, m, eps, lambda W: dp_feasible(W, n, m, eps))
     res = PDI(prior).solve(eps)
     _check(res, res.matrix, PMF, n, m, eps, lambda W: pdi_feasible(W, PMF, n, m, eps))

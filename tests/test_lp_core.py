@@ -85,7 +85,7 @@ def test_r_pd_lp_and_theorem_at_large_eps(eps: float) -> None:
     space = DatabaseSpace(3, 2)
     ref = h(eps, 3, 2)
     for path in ("auto", "lp"):
-        res = RPD(space).solve(eps, path=path)
+        res = RPD(space).solve(eps, method=path)
         assert res.status == "optimal"
         assert res.bounds.lower <= ref * (1 + 1e-13) and res.bounds.upper >= ref * (1 - 1e-13)
         assert abs(res.value - ref) <= 1e-6 * ref
@@ -96,7 +96,7 @@ def test_theorem_path_of_pd_i_names_the_lemma() -> None:
     res = PDI(priors.iid(space, [0.3, 0.7])).solve(2.0)
     assert res.extras["path"] == "theorem" and "Lemma 4" in res.certificate.basis
     assert res.bounds.lower <= h(2.0, 3, 2) <= res.bounds.upper
-    lp = PDI(priors.iid(space, [0.3, 0.7])).solve(2.0, path="lp")
+    lp = PDI(priors.iid(space, [0.3, 0.7])).solve(2.0, method="lp")
     assert lp.extras["path"] == "dense" and abs(lp.value - h(2.0, 3, 2)) <= 1e-6 * h(2.0, 3, 2)
 
 
@@ -168,8 +168,8 @@ def test_structured_and_block_backends_through_the_chain() -> None:
     from problems.orbit.symmetric_prior import symmetric_iid
 
     red = ReducedPDDP(symmetric_iid(5, [0.2, 0.3, 0.5]))
-    blk = red.lp.solve(1.0, backend="block")
-    cla = red.lp.solve(1.0, backend="clarabel")
+    blk = red.lp.solve(1.0, prefer="block")
+    cla = red.lp.solve(1.0, prefer="clarabel")
     assert blk.stats.attempts[0][0] == "BLOCK"
     assert max(blk.bounds.lower, cla.bounds.lower) <= min(blk.bounds.upper, cla.bounds.upper) * (1 + 1e-12)
 
@@ -231,11 +231,11 @@ def test_returned_mechanisms_meet_their_level_by_the_toolkits_own_measures(eps: 
     rng = np.random.default_rng(5)
     for pmf in (rng.dirichlet(np.ones(8)), np.r_[1e-9, rng.dirichlet(np.ones(7))]):
         prior = priors.from_pmf(space, pmf / pmf.sum())
-        res = PDDP(prior).solve(eps, path="lp")
+        res = PDDP(prior).solve(eps, method="lp")
         assert dp_level(res.matrix, space) <= eps
         pdi = PDI(prior)
         if eps > pdi.eps_X:
-            res = pdi.solve(eps, path="lp")
+            res = pdi.solve(eps, method="lp")
             if math.isfinite(res.bounds.upper):  # a verified point was returned
                 assert identifiability_level(res.matrix, prior) <= eps
 

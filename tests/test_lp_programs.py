@@ -152,7 +152,7 @@ def test_sweep_reuses_the_compiled_problem():
     values = []
     for eps in (0.5, 1.5, 0.1, 3.0):
         ref = n / (1.0 + math.exp(eps) / (m - 1))
-        res = prog.solve(eps, path="lp")
+        res = prog.solve(eps, method="lp")
         assert res.stats.solver != "theorem"
         assert res.status == "optimal"
         assert abs(res.value - ref) <= 1e-6 * ref

@@ -34,20 +34,20 @@ def _check_joint_law(res, p_x):
 
 def test_dense_lp_result_carries_the_bayes_posterior():
     prior = priors.iid(DatabaseSpace(2, 2), [0.3, 0.7])
-    res = PDDP(prior).solve(0.8, path="lp")
+    res = PDDP(prior).solve(0.8, method="lp")
     assert res.extras["path"] == "dense"
     _check_joint_law(res, prior.pmf)
     assert res.duals["ratio"].shape[1] == 4 and res.duals["nonnegativity"].shape == (4, 4)
 
 
 def test_r_pd_result_posterior_uses_its_input_marginal():
-    res = RPD(DatabaseSpace(2, 2)).solve(0.6, path="lp")
+    res = RPD(DatabaseSpace(2, 2)).solve(0.6, method="lp")
     _check_joint_law(res, np.asarray(res.extras["p_x"]))
 
 
 def test_reduced_result_carries_the_bayes_posterior_of_the_lifted_mechanism():
     prior = priors.iid(DatabaseSpace(3, 2), [0.3, 0.7])
-    res = make_program("pd-i", prior, "reduced").solve(1.2, path="lp")
+    res = make_program("pd-i", prior, "reduced").solve(1.2, method="lp")
     assert res.extras["path"] == "reduced" and res.extras["mechanism_level"] == "database"
     _check_joint_law(res, prior.pmf)
 

@@ -103,7 +103,7 @@ def test_reduced_and_uniform_programs_at_tiny_eps(eps):
     zero = _best_constant_exact(iid.pmf, 3, 2)
     assert Fraction(res.bounds.lower) <= zero <= Fraction(res.bounds.upper) * (1 + Fraction(1, 10**15))
     uni = priors.uniform(DatabaseSpace(2, 2))
-    for r in (PDI(uni).solve(eps), RPD(DatabaseSpace(2, 2)).solve(eps), PDDP(uni).solve(eps, path="lp")):
+    for r in (PDI(uni).solve(eps), RPD(DatabaseSpace(2, 2)).solve(eps), PDDP(uni).solve(eps, method="lp")):
         assert r.certified and r.bounds.lower <= 1.0 <= r.bounds.upper * (1 + 1e-15)
 
 

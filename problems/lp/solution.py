@@ -106,3 +106,13 @@ class LPSolution:
     @property
     def nonneg_duals(self) -> np.ndarray:
         return self.nonnegativity_duals
+
+    @property
+    def duals(self) -> dict[str, np.ndarray]:
+        """The multipliers by constraint family, as results report them: ``ratio`` (λ), ``normalisation`` (ν),
+        ``nonnegativity`` (the clipped reduced costs)."""
+        return {
+            "ratio": self.ratio_duals,
+            "normalisation": self.normalisation_duals,
+            "nonnegativity": self.nonnegativity_duals,
+        }

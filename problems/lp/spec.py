@@ -102,6 +102,10 @@ class RatioLPSpec:
     alt_log_scale: Callable[[float], np.ndarray] | None = None
     constant: np.ndarray | None = None
     cache: dict = field(default_factory=dict, repr=False)
+    #: The sizes: K variables, G normalisation rows, P ratio rows (fixed when the spec is built).
+    K: int = field(init=False, repr=False)
+    G: int = field(init=False, repr=False)
+    P: int = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.c = np.ascontiguousarray(self.c, dtype=float)
@@ -110,7 +114,8 @@ class RatioLPSpec:
         self.src = np.ascontiguousarray(self.src, dtype=np.int64)
         self.dst = np.ascontiguousarray(self.dst, dtype=np.int64)
         self.log_kappa = np.ascontiguousarray(self.log_kappa, dtype=float)
-        K = self.c.size
+        self.K, self.G, self.P = self.c.size, self.b.size, self.src.size
+        K = self.K
         if self.group.shape != (K,):
             raise ShapeMismatchError(f"group must have one entry per variable ({K}), got {self.group.shape}")
         if self.src.shape != self.dst.shape or self.src.shape != self.log_kappa.shape:
@@ -120,19 +125,7 @@ class RatioLPSpec:
         if np.any(self.b <= 0):
             raise ValueError("the ratio LP needs normalisation masses b > 0")
 
-    # ------------------------------------------------------------------ sizes and matrices
-    @property
-    def K(self) -> int:
-        return self.c.size
-
-    @property
-    def G(self) -> int:
-        return self.b.size
-
-    @property
-    def P(self) -> int:
-        return self.src.size
-
+    # ------------------------------------------------------------------ matrices
     @property
     def kappa(self) -> np.ndarray:
         if "kappa" not in self.cache:
@@ -216,8 +209,8 @@ def dense_spec(
         BASE_MEMORY + BYTES_PER_RATIO_ROW * float(N) * K_out * space.n * (space.m - 1),
         f"the dense {program} LP on N = {N} databases ({N}×{K_out} variables, "
         f"{N * K_out * space.n * (space.m - 1)} ratio rows)",
-        "Use the reduced path (uniform, iid or exchangeable priors: --path reduced), the theorem path where it "
-        "applies (--path theorem), or a smaller n.",
+        "Use the reduced program (uniform, iid or exchangeable priors: --formulation reduced), the theorem "
+        "where it applies (--method theorem), or a smaller n.",
     )
     cost = np.asarray(cost, dtype=float)
     if cost.ndim != 2 or cost.shape[0] != N or cost.shape[1] < 1:

@@ -35,6 +35,7 @@ from ..cli_common import reject_unknown_keys
 from ..database import DatabaseSpace
 from ..errors import InfeasibleProgramError, InvalidInputError, ShapeMismatchError
 from ..lp.status import EXIT_CODES
+from ..solve_choice import FORMULATIONS, METHODS
 from . import losses
 from .neighbours import UnboundedSpace
 from .paths import PATHS
@@ -65,12 +66,27 @@ def add_parser(subparsers) -> argparse.ArgumentParser:  # noqa: ANN001
     )
     p.add_argument("spec", help="TOML file: prior, loss, neighbours, [[constraint]] tables")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--solver", help="back end tried first (clarabel, highs, scs, …)")
+    p.add_argument(
+        "--solver", help="back end tried first (clarabel, highs, scs, …); cvxpy: the CVXPY problem"
+    )
+    p.add_argument(
+        "--formulation",
+        choices=FORMULATIONS,
+        default="auto",
+        help="auto/dense: in full; reduced: the orbit-reduced program of a model that is PD-DP or PD-I itself",
+    )
+    p.add_argument(
+        "--method",
+        choices=METHODS,
+        default="auto",
+        help="auto: PD-DP/PD-I themselves as that program, else the ratio LP, else CVXPY; lp: the model's "
+        "ratio LP; theorem: the closed form of PD-DP/PD-I only",
+    )
     p.add_argument(
         "--path",
         choices=PATHS,
-        default="auto",
-        help="auto | program (PD-DP/PD-I themselves) | lp-core | cvxpy",
+        default=None,
+        help="deprecated: lp-core is --method lp, cvxpy is --solver cvxpy",
     )
     p.add_argument("--export", help="write the mechanism with its constraint set to PATH (.json)")
     p.set_defaults(func=run)
@@ -269,8 +285,17 @@ def run(args: argparse.Namespace) -> int:
         from ..cli_common import check_output_file
 
         check_output_file(args.export, suffixes=(".json",))  # before the solve
+    if args.path is not None:  # one line on stderr: the DeprecationWarning is not shown on the command line
+        import sys
+
+        print(
+            "note: --path is deprecated and will be removed in the next release; use --method or --solver",
+            file=sys.stderr,
+        )
     try:
-        res = model.solve(solver=args.solver, path=args.path)
+        res = model.solve(
+            formulation=args.formulation, method=args.method, solver=args.solver, path=args.path
+        )
     except InfeasibleProgramError as exc:
         if args.json:
             from ..cli_common import print_json

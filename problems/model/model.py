@@ -11,7 +11,11 @@ The variable is the mechanism :math:`W[x,y] = p(y\mid x)` (``model.W``, a CVXPY 
 one).  The default objective is the expected loss; :meth:`MechanismModel.minimise` switches to the mutual
 information I(X;Y) (then bound the loss with ``privacy.expected_loss``).
 
-**Two paths** (``res.path``):
+**How it is solved** (``res.path`` says which way it went; the solve choice ``formulation=``, ``method=``,
+``solver=`` is that of :mod:`problems.dispatch`):
+
+* ``"program"`` — the model *is* PD-DP or PD-I of Wang, Ying & Zhang (2016) (:meth:`MechanismModel.recognised`):
+  the program of :data:`problems.dispatch.REGISTRY` answers, with its theorem path;
 
 * ``"lp-core"`` — every constraint has the ratio form :math:`W[i,y] \le e^{a_p} W[j,y]` (ε-DP, local,
   metric, identifiability, (ε, 0)-DP), the objective is the expected loss with L ≥ 0 and there are no
@@ -21,8 +25,11 @@ information I(X;Y) (then bound the loss with ``privacy.expected_loss``).
 * ``"cvxpy-lp"`` / ``"cvxpy-conic"`` — anything else: the CVXPY problem is solved with Clarabel (SCS, and
   HiGHS for LPs, on failure) and certified on the returned mechanism by :mod:`problems.model.certify`.
 
-The orbit reduction (:mod:`problems.orbit`) and the theorem path of the paper programs are not used: a model
-is always solved in full.
+``method="lp"`` solves the model's own ratio LP (even for PD-DP / PD-I themselves), ``method="theorem"``
+only the closed form of a recognised program; ``solver="cvxpy"`` solves the CVXPY problem whatever the model
+(another ``solver`` names the back end tried first).  A model is solved in full (the N×N program of a
+recognised one) unless ``formulation="reduced"`` asks for the orbit-reduced program of a recognised model
+whose prior is invariant under permuting rows.
 """
 
 from __future__ import annotations
@@ -40,15 +47,16 @@ from ..errors import InfeasibleProgramError, InvalidInputError, InvalidPriorErro
 from ..lp import Bounds, RatioLPSpec, Status
 from ..lp.status import decide_status
 from ..mechanism import Mechanism
-from ..priors import validate_pmf
+from ..priors import Prior, validate_pmf
 from ..result import SolveResult
+from ..solve_choice import check_formulation, check_method
 from ..solvers.chain import solve as solve_lp
 from ..solvers.conic import solve_with_fallback
 from ..solvers.settings import UNIT_ROUNDOFF as _U
 from .certify import feasible_mixture, lagrangian_bound, margin_eta
 from .conic_bounds import capacity_bound, refine_points
 from .losses import as_loss
-from .paths import PATHS
+from .paths import PATHS, route_from_path
 from .privacy import (
     Built,
     ExpectedLoss,
@@ -135,6 +143,7 @@ class MechanismModel:
     ) -> None:
         p = _prior(prior)
         L = as_loss(loss, p.size)
+        self._source_prior = prior if isinstance(prior, Prior) else None  # its kind: formulation="reduced"
         self.ctx = ModelContext(p, L)
         self.name = str(name)
         self.input_labels = tuple(input_labels) if input_labels is not None else None
@@ -323,51 +332,80 @@ class MechanismModel:
 
     # ------------------------------------------------------------------------------------ solving
     def solve(
-        self, *, solver: str | None = None, path: str = "auto", time_limit: float | None = None
+        self,
+        *,
+        formulation: str = "auto",
+        method: str = "auto",
+        solver: str | None = None,
+        time_limit: float | None = None,
+        path: str | None = None,
     ) -> ModelResult:
-        """Solve the model and certify the answer (``res.path`` says how).
+        """Solve the model and certify the answer (``res.path`` says how; module docstring).
 
-        ``path="auto"`` picks the LP core when the model is a ratio LP; ``"lp-core"`` insists (bad input
-        otherwise); ``"cvxpy"`` always solves the CVXPY problem.  ``solver`` names the back end tried first.
+        ``method``: ``"auto"`` — a model that is PD-DP or PD-I itself as that program (closed form where one
+        applies), else the model's ratio LP, else its CVXPY problem; ``"lp"`` — the model's own ratio LP (bad
+        input when it is not one); ``"theorem"`` — the closed form of a recognised program only.
+        ``formulation``: ``"auto"``/``"dense"`` solve in full; ``"reduced"`` is the orbit-reduced program of a
+        recognised model (:mod:`problems.dispatch`).  ``solver``: the back end tried first; ``"cvxpy"`` solves
+        the CVXPY problem.  ``path`` is deprecated (:mod:`problems.model.paths`).
         """
-        if path not in PATHS:
-            raise InvalidInputError(f"path must be one of {PATHS}, got {path!r}")
+        route = None
+        if path is not None:
+            method, route = route_from_path(path, method)
+        check_formulation(formulation)
+        check_method(method)
         for c in self.constraints:
             reason = c.infeasibility(
                 self.ctx
             )  # e.g. identifiability below ε_X (Wang, Ying & Zhang 2016, Lemma 3)
             if reason is not None:
                 raise InfeasibleProgramError(self.name, reason)
-        route = self.route()
-        if path == "program" and route != "program":
-            raise InvalidInputError(
-                "path='program' needs PD-DP or PD-I itself: the Hamming loss on a DatabaseSpace and one ε-DP or "
-                "ε-identifiability constraint with that space's neighbours"
-            )
-        if path == "lp-core" and route == "program":
-            route = "lp-core"
-        if path == "lp-core" and route != "lp-core":
-            raise InvalidInputError(
-                "path='lp-core' needs a ratio LP: only ε-DP / local / metric / identifiability / (ε, 0)-DP "
-                "constraints, the expected-loss objective with L ≥ 0, and no user constraints"
-            )
-        if path == "cvxpy":
-            route = "cvxpy"
+        through_cvxpy = route == "cvxpy" or str(solver).strip().lower() == "cvxpy"
+        route = self._choose_route(formulation, method, through_cvxpy, route == "program")
         if route == "program":
-            return self._solve_program(solver)
+            return self._solve_program(formulation, method, solver)
         if route == "lp-core":
             return self._solve_lp_core(solver, time_limit)
-        return self._solve_cvxpy(solver)
+        return self._solve_cvxpy(None if str(solver).strip().lower() == "cvxpy" else solver)
 
-    def _solve_program(self, solver) -> ModelResult:  # noqa: ANN001
-        """PD-DP / PD-I through :mod:`problems.programs` (theorem path where a closed form applies)."""
-        from ..dispatch import dense_program
+    def _choose_route(self, formulation: str, method: str, through_cvxpy: bool, insist: bool) -> str:
+        """``"program"``, ``"lp-core"`` or ``"cvxpy"`` for the solve choice (bad input where it cannot apply)."""
+        natural = self.route()
+        if method == "theorem" or formulation == "reduced" or insist:
+            if natural != "program":
+                asked = "method='theorem'" if method == "theorem" else "formulation='reduced'"
+                asked = "path='program'" if insist else asked
+                raise InvalidInputError(
+                    f"{asked} needs a model that is PD-DP or PD-I "
+                    "itself: the Hamming loss on a DatabaseSpace and one ε-DP or ε-identifiability constraint "
+                    "with that space's neighbours"
+                )
+            return "program"
+        if method == "lp" and natural == "cvxpy":
+            raise InvalidInputError(
+                "method='lp' needs a ratio LP: only ε-DP / local / metric / identifiability / (ε, 0)-DP "
+                "constraints, the expected-loss objective with L ≥ 0, and no user constraints"
+            )
+        if through_cvxpy:
+            return "cvxpy"
+        return "lp-core" if method == "lp" else natural
+
+    def _solve_program(self, formulation: str, method: str, solver) -> ModelResult:  # noqa: ANN001
+        """PD-DP / PD-I from :mod:`problems.dispatch` (theorem path where a closed form applies)."""
+        from ..dispatch import make_program
         from ..priors import from_pmf
 
         recognised = self.recognised()
         assert recognised is not None  # route() chose "program"
         name, space, eps = recognised
-        res = dense_program(name, from_pmf(space, self.prior), solver=solver).solve(eps)
+        prior: Prior = from_pmf(space, self.prior)
+        kwargs: dict[str, Any] = {"solver": solver}
+        if formulation == "reduced":  # the prior's kind decides whether the reduction applies
+            source = self._source_prior
+            prior = source if source is not None and source.space == space else prior
+            kwargs["lift_limit"] = space.size  # the model's result is the N×N mechanism
+        chosen = "reduced" if formulation == "reduced" else "dense"
+        res = make_program(name, prior, chosen, **kwargs).solve(eps, method=method)
         return self._result(
             W=np.asarray(res.mechanism.matrix, dtype=float),
             value=res.value,

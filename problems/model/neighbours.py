@@ -168,7 +168,7 @@ def require_model_memory(name: str, N: int, K: int, rows: int) -> None:
         BASE_MEMORY + as_bytes(512, N, K) + as_bytes(BYTES_PER_RATIO_ROW, rows),
         f"the model {name!r} ({N} inputs × {K} outputs, {rows} ratio rows)",
         "Use fewer inputs or outputs, a sparser neighbour relation, or the reduced programs "
-        "(python -m problems solve … --path reduced) for PD-DP/PD-I with a symmetric prior.",
+        "(python -m problems solve … --formulation reduced) for PD-DP/PD-I with a symmetric prior.",
     )
 
 

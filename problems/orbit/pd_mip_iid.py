@@ -179,8 +179,8 @@ class ReducedPDMIP:
         if row is None:
             raise InvalidPriorError(
                 f"the reduced PD-MIP covers i.i.d. priors only (the rate–distortion function single-letterises "
-                f"for π^⊗n); this prior is {sym.kind} ({sym.name}) with correlated rows. Use the dense path "
-                "(path='dense', PDMIP) for small n"
+                f"for π^⊗n); this prior is {sym.kind} ({sym.name}) with correlated rows. Use the dense program "
+                "(formulation='dense', PDMIP) for small n"
             )
         start = time.perf_counter()
         self.prior, self.n, self.m, self.row_pmf = sym, sym.n, sym.m, row

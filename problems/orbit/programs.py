@@ -69,7 +69,7 @@ from ..solvers.settings import (
 )
 from .lift import _lift_matrix, _log_distance_counts, _type_channel, lift_mechanism, sample  # noqa: F401
 from .product_prior import product_theorem
-from .reduced_lp import REDUCED_BACKENDS, ReducedLP
+from .reduced_lp import ReducedLP, deprecated_backend
 from .symmetric_prior import SymmetricPrior, as_symmetric, iid_row_pmf
 from .types import JointTypes
 
@@ -121,12 +121,11 @@ class DistanceLP:
 class _Base:
     program = ""
 
-    def __init__(self, n: int, m: int, backend: str, solver: str | None, lift_limit: int) -> None:
-        if backend != "auto" and backend not in REDUCED_BACKENDS:
-            raise InvalidInputError(f"backend must be 'auto' or one of {REDUCED_BACKENDS}, got {backend!r}")
+    def __init__(self, n: int, m: int, backend: str | None, solver: str | None, lift_limit: int) -> None:
+        deprecated_backend(backend)  # backend= is solver= (the back end tried first); kept for one release
         self.n, self.m = n, m
         self.space = DatabaseSpace(n, m)
-        self.backend, self.solver, self.lift_limit = backend, solver, lift_limit
+        self.backend, self.solver, self.lift_limit = backend or "auto", solver, lift_limit
         check_solver(solver)
         self.types: JointTypes | None = None
         self.lp: ReducedLP
@@ -313,7 +312,7 @@ class _PriorProgram(_Base):
         self,
         prior: Prior | SymmetricPrior,
         *,
-        backend: str = "auto",
+        backend: str | None = None,
         solver: str | None = None,
         lift_limit: int = LIFT_LIMIT,
         force_joint_types: bool = False,
@@ -424,7 +423,7 @@ class _PriorProgram(_Base):
                 "needs the uniform prior or an i.i.d. prior whose one-row program is certified (single-letterisation, "
                 "problems.orbit.product_prior); use method='auto' or 'lp'"
             )
-        sol = self.lp.solve(eps, backend=self._lp_backend(eps), solver=solver or self.solver)
+        sol = self.lp.solve(eps, prefer=self._lp_backend(eps), solver=solver or self.solver)
         return self._result(sol, self.reduction, self._extras())
 
     def _lp_backend(self, eps: float) -> str:
@@ -441,11 +440,11 @@ class ReducedPDDP(_PriorProgram):
     ``ReducedPDDP(prior).solve(eps)`` returns the same :class:`~problems.result.SolveResult` as
     :class:`problems.programs.PDDP`; the duals and certificate refer to the reduced LP.  ``prior`` is a
     :class:`~problems.priors.Prior` of kind uniform/iid/exchangeable or a
-    :class:`~problems.orbit.symmetric_prior.SymmetricPrior` (any n).  ``backend`` is ``"auto"`` (default:
-    :func:`choose_backend`), ``"clarabel"`` (direct), ``"block"`` (:mod:`problems.orbit.block_ipm`, with
-    Clarabel as its fallback) or ``"cvxpy"`` (DPP Parameter for e^ε).  For an i.i.d. prior ``method="auto"`` /
-    ``"theorem"`` answer by single-letterisation at any n (:mod:`problems.orbit.product_prior`; the joint types are
-    then never built), ``method="lp"`` by the reduced LP.
+    :class:`~problems.orbit.symmetric_prior.SymmetricPrior` (any n).  ``solver`` names the back end of
+    :mod:`problems.solvers` tried first (``block``: :mod:`problems.ipm.block`); without it the program's own
+    choice (:func:`choose_backend`, kept as ``.backend``) goes first.  ``backend=`` is its deprecated name.  For
+    an i.i.d. prior ``method="auto"`` / ``"theorem"`` answer by single-letterisation at any n
+    (:mod:`problems.orbit.product_prior`; the joint types are then never built), ``method="lp"`` by the reduced LP.
     """
 
     program = "pd-dp"
@@ -612,7 +611,7 @@ class ReducedRPD(_Base):
         self,
         space: DatabaseSpace,
         *,
-        backend: str = "auto",
+        backend: str | None = None,
         solver: str | None = None,
         lift_limit: int = LIFT_LIMIT,
     ) -> None:
@@ -637,7 +636,7 @@ class ReducedRPD(_Base):
         if (method != "lp" or eps == 0.0) and not in_tiny_regime(self.lp.spec, eps):
             res = self._distance_theorem(eps)
         else:
-            sol = self.lp.solve(eps, backend=self.backend, solver=solver or self.solver)
+            sol = self.lp.solve(eps, prefer=self.backend, solver=solver or self.solver)
             res = self._result(sol, "distance", {})
         if self.space.size <= self.lift_limit:
             res.extras["p_x"] = self._lifted_p_x()
@@ -645,8 +644,8 @@ class ReducedRPD(_Base):
 
 
 def choose_backend(reduction: str, m: int, variables: int) -> str:
-    """The back end ``backend="auto"`` picks: ``"block"`` for joint-type LPs with m ≥ 3 and more than
-    :data:`~problems.solvers.settings.SMALL_LP_SIZE` variables, else ``"clarabel"``.
+    """The back end tried first when no ``solver`` is named: ``"block"`` for joint-type LPs with m ≥ 3 and
+    more than :data:`~problems.solvers.settings.SMALL_LP_SIZE` variables, else ``"clarabel"``.
 
     Measured (``docs/orbit_reduction.md`` §10): for m ≥ 3 each y-type block is a product of m simplex lattices
     of dimension m − 1, which a sparse LDLᵀ fills almost completely, and the dense block method is 1.5–2.6×

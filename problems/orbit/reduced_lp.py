@@ -12,8 +12,8 @@ where p runs over the *moves* of :class:`~problems.orbit.types.JointTypes` (or o
 or the single distance row).  :class:`ReducedLP` turns it into a :class:`~problems.lp.spec.RatioLPSpec`
 (:func:`~problems.lp.spec.reduced_spec`) and solves it with the chain of :func:`problems.solvers.solve`:
 Clarabel called directly (default), the block interior-point method of :mod:`problems.ipm.block`
-(``backend="block"``, chosen for m ≥ 3 and large LPs), or CVXPY (``backend="cvxpy"``), each certified by
-the safe bounds, with HiGHS and SCS as fallbacks.
+(``prefer="block"``, chosen for m ≥ 3 and large LPs), or CVXPY (``prefer="cvxpy"``), each certified by
+the safe bounds, with HiGHS and SCS as fallbacks; a ``solver=`` named by the user goes first.
 """
 
 from __future__ import annotations
@@ -31,13 +31,25 @@ from ..errors import InvalidInputError, ShapeMismatchError
 from ..lp import reduced_spec
 from ..lp.solution import LPSolution
 from ..lp.tiny import tiny_solution
+from ..solve_choice import warn_deprecated
 from ..solvers.chain import solve as solve_lp
 from ..solvers.settings import SMALL_LP_SIZE
 
-__all__ = ["ReducedLP", "REDUCED_BACKENDS", "SMALL_LP_SIZE"]
+__all__ = ["ReducedLP", "REDUCED_BACKENDS", "SMALL_LP_SIZE", "deprecated_backend"]
 
-#: The back ends a reduced LP accepts (``backend=``); not the LP back-end registry ``problems.solvers.BACKENDS``.
+#: The back ends a reduced program may prefer (``ReducedLP.solve(prefer=)``, ``choose_backend``): names
+#: of the LP back-end registry ``problems.solvers.BACKENDS``, of which ``solver=`` names any.
 REDUCED_BACKENDS = ("clarabel", "block", "cvxpy")
+
+
+def deprecated_backend(backend: str | None) -> None:
+    """The reduced programs' old keyword ``backend=`` (their first back end, now ``solver=``): checked, and
+    warned about (:class:`DeprecationWarning`) when given."""
+    if backend is None:
+        return
+    if backend != "auto" and backend not in REDUCED_BACKENDS:
+        raise InvalidInputError(f"backend must be 'auto' or one of {REDUCED_BACKENDS}, got {backend!r}")
+    warn_deprecated(f"backend={backend!r}", "solver= (the back end tried first)", stacklevel=4)
 
 
 #: Old names kept for one release (each access warns): ``ReducedLPSolution`` is
@@ -124,19 +136,24 @@ class ReducedLP:
         self,
         eps: float,
         *,
-        backend: str = "clarabel",
+        prefer: str = "clarabel",
         solver: str | None = None,
         time_limit: float | None = None,
+        backend: str | None = None,
     ) -> LPSolution:
-        """Solve at ε ≥ 0: ``backend`` is the program's first choice, ``solver`` (if named) overrides it."""
+        """Solve at ε ≥ 0: ``prefer`` is the program's first choice, ``solver`` (if named) overrides it
+        (``backend``: the deprecated name of ``prefer``)."""
         eps = check_eps(eps)
-        if backend not in REDUCED_BACKENDS:
-            raise InvalidInputError(f"backend must be one of {REDUCED_BACKENDS}, got {backend!r}")
+        if backend is not None:
+            warn_deprecated(f"backend={backend!r}", f"prefer={backend!r}")
+            prefer = backend
+        if prefer not in REDUCED_BACKENDS:
+            raise InvalidInputError(f"prefer must be one of {REDUCED_BACKENDS}, got {prefer!r}")
         from ..resources import require_reduced_lp
 
         require_reduced_lp(self.K, self.P)  # before the back end allocates its factorisation
         tiny = tiny_solution(self.spec, eps)
-        return tiny or solve_lp(self.spec, eps, solver=solver, prefer=backend.upper(), time_limit=time_limit)
+        return tiny or solve_lp(self.spec, eps, solver=solver, prefer=prefer.upper(), time_limit=time_limit)
 
     def sensitivity(self, sol: LPSolution) -> float:
         """dD*/dε by the envelope theorem: −e^ε Σ_p λ_p κ_p u[d_p] (one-sided where the active set changes)."""

@@ -187,7 +187,7 @@ def as_symmetric(prior: Prior | SymmetricPrior) -> SymmetricPrior:
     if prior.kind not in SYMMETRIC_KINDS or not prior.row_pmfs:
         raise InvalidPriorError(
             f"the orbit-reduced programs need a prior invariant under permuting rows (kind in {SYMMETRIC_KINDS} "
-            f"with row pmfs); got kind {prior.kind!r} ({prior.name}). Use the dense path (path='dense')"
+            f"with row pmfs); got kind {prior.kind!r} ({prior.name}). Use the dense program (formulation='dense')"
         )
     return SymmetricPrior(prior.n, prior.m, prior.row_pmfs, prior.weights, prior.kind, prior.name)
 

@@ -242,7 +242,7 @@ class PDMIP:
             BASE_MEMORY + 4000.0 * float(space.size) ** 2,
             f"the dense PD-MIP on N = {space.size} databases (N² = {space.size**2} exponential cones)",
             "For an i.i.d. prior the reduced PD-MIP (single-letterisation) solves any n: "
-            "problems.orbit.make_program('pd-mip', prior, path='reduced').",
+            "problems.dispatch.make_program('pd-mip', prior, formulation='reduced').",
         )
         self.prior, self.space, self.solver = prior, space, solver
         self.d = space.hamming_matrix() if distortion_matrix is None else np.asarray(distortion_matrix, float)

@@ -6,8 +6,11 @@ or failed (its row says why); 4 — some point was refused as too large for the 
 
 from __future__ import annotations
 
+import sys
+
 from ..errors import InvalidInputError
 from ..lp.status import EXIT_CODES
+from ..solve_choice import FORMULATIONS, LEGACY_PATHS, METHODS
 
 __all__ = ["register"]
 
@@ -27,6 +30,8 @@ def _split(values: list[str] | None, cast, what: str) -> list:  # noqa: ANN001
 
 
 def _spec(args):  # noqa: ANN001, ANN202
+    from dataclasses import fields
+
     from .grid import SweepSpec, load_spec
 
     flags = {
@@ -42,14 +47,20 @@ def _spec(args):  # noqa: ANN001, ANN202
     if args.spec:
         base = load_spec(args.spec)
         given = {k: v for k, v in flags.items() if v}  # flags extend/override the file
-        kw = {f: getattr(base, f) for f in base.__dataclass_fields__}
+        kw = {f.name: getattr(base, f.name) for f in fields(base)}
         kw.update(given)
     else:
         kw = {k: v for k, v in flags.items() if v}
     if args.solver:
         kw["solver"] = args.solver
-    if args.path:
-        kw["path"] = args.path
+    for name in ("formulation", "method"):
+        if getattr(args, name):
+            kw[name] = getattr(args, name)
+    if args.path:  # deprecated (a note on stderr): its value is a formulation or a method
+        from ..solve_choice import split_path
+
+        formulation, method = split_path(args.path)
+        kw.update({"formulation": formulation} if method == "auto" else {"method": method})
     if not kw.get("programs"):
         raise InvalidInputError("give at least one --program (or a spec file with programs = [...])")
     return SweepSpec(**kw)
@@ -70,6 +81,11 @@ def _cmd_sweep(args) -> int:  # noqa: ANN001
 
     check_scheduler(args.scheduler)
     spec = _spec(args)
+    if args.path:  # one line, before the sweep's own output
+        new = "--method" if args.path in ("lp", "theorem") else "--formulation"
+        print(
+            f"note: --path is deprecated and will be removed in the next release; use {new}", file=sys.stderr
+        )
     summary = run_sweep(
         spec,
         args.out,
@@ -126,7 +142,9 @@ def register(subparsers) -> None:  # noqa: ANN001
         "--model", action="append", help='program model: a model TOML spec whose "sweep" fields take ε'
     )
     p.add_argument("--solver", help="back end tried first on every point")
-    p.add_argument("--path", choices=("auto", "dense", "reduced", "lp", "theorem"), help="as for solve")
+    p.add_argument("--formulation", choices=FORMULATIONS, help="as for solve: auto, dense or reduced")
+    p.add_argument("--method", choices=METHODS, help="as for solve: auto, lp or theorem")
+    p.add_argument("--path", choices=LEGACY_PATHS, help="deprecated: --formulation or --method")
     p.add_argument("--out", required=True, help="results directory (created; finished points are kept)")
     p.add_argument("--scheduler", help="tcp://HOST:PORT of a running dask scheduler, or 'synchronous'")
     p.add_argument("--workers", type=int, help="local workers (default: the machine's cores)")

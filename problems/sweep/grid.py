@@ -1,8 +1,9 @@
 r"""A study as a declarative grid: programs × priors × (n, m) × ε or D, expanded into keyed points.
 
 A :class:`Point` is one independent job.  Its :attr:`Point.key` is the SHA-256 of its full specification
-(program, n, m, the prior's *values* — a file prior by the hash of its bytes —, ε or D, solver, path and the
-toolkit's version), so the same point always has the same key: a finished point is found again on disk
+(program, n, m, the prior's *values* — a file prior by the hash of its bytes —, ε or D, solver, the
+formulation and method (:mod:`problems.dispatch`) and the toolkit's version), so the same point always has the
+same key: a finished point is found again on disk
 (resume) and Dask treats the task as pure (a worker lost mid-sweep has its points recomputed elsewhere).
 
 Programs (the ``program`` column of the table):
@@ -40,10 +41,11 @@ import json
 import math
 import tomllib
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import InitVar, asdict, dataclass, field
 from pathlib import Path
 
 from ..errors import InvalidInputError
+from ..solve_choice import check_formulation, check_method, join_path, split_path, warn_deprecated
 
 __all__ = [
     "Point",
@@ -158,9 +160,30 @@ def check_prior_values(spec: str, n: int, m: int) -> None:
         raise type(exc)(f"prior {spec!r} (n = {n}, m = {m}): {exc}") from None
 
 
+def _solve_choice(formulation: str, method: str, path: str | None) -> tuple[str, str]:
+    """``(formulation, method)``, checked, with the deprecated ``path`` (one old value for either) mapped."""
+    if path is not None:
+        old, new = split_path(path)
+        warn_deprecated(
+            f"path={path!r}", "formulation= (dense, reduced) or method= (lp, theorem)", stacklevel=4
+        )
+        if (formulation, method) not in (("auto", "auto"), (old, new)):
+            raise InvalidInputError(
+                f"path={path!r} and formulation={formulation!r}, method={method!r} disagree; "
+                "give formulation= and method= only"
+            )
+        formulation, method = old, new
+    return check_formulation(formulation), check_method(method)
+
+
 @dataclass(frozen=True)
 class Point:
-    """One job of a sweep.  ``eps`` is set for :data:`EPS_PROGRAMS`, ``distortion`` for the others."""
+    """One job of a sweep.  ``eps`` is set for :data:`EPS_PROGRAMS`, ``distortion`` for the others.
+
+    ``formulation`` and ``method`` are the solve choice of :mod:`problems.dispatch`; ``path`` (one old value
+    for either) is their deprecated spelling.  The key of a point whose choice had an old ``path`` value
+    hashes it under that name, so keys computed before the rename are unchanged.
+    """
 
     program: str
     n: int
@@ -169,11 +192,16 @@ class Point:
     eps: float | None = None
     distortion: float | None = None
     solver: str | None = None
-    path: str = "auto"
+    formulation: str = "auto"
+    method: str = "auto"
     query: str = "identity"  # design only
     version: str = field(default_factory=_version)
+    path: InitVar[str | None] = None  # deprecated: formulation= or method=
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, path: str | None) -> None:
+        choice = _solve_choice(self.formulation, self.method, path)
+        object.__setattr__(self, "formulation", choice[0])
+        object.__setattr__(self, "method", choice[1])
         if self.program not in PROGRAMS:
             raise InvalidInputError(f"unknown program {self.program!r}; valid: {', '.join(PROGRAMS)}")
         is_model = self.program == "model"
@@ -206,6 +234,12 @@ class Point:
         """Everything the answer depends on (the prior by value)."""
         d = asdict(self)
         d["prior"] = canonical_prior(self.prior)
+        formulation, method = d.pop("formulation"), d.pop("method")
+        old = join_path(formulation, method)
+        if old is not None:  # the old field, under its old name: keys computed before the rename stay
+            d["path"] = old
+        else:
+            d["formulation"], d["method"] = formulation, method
         if self.program != "design":
             d.pop("query")
         return d
@@ -247,6 +281,8 @@ class SweepSpec:
     """A grid: every program × prior × (n, m) × ε (or D, by the program's axis).
 
     ``distortion_over_n`` gives D as fractions of n (D = δ·n), convenient for curves across n.
+    ``formulation`` and ``method`` are the solve choice of every point (:mod:`problems.dispatch`); ``path``
+    is their deprecated spelling (in a spec file too).
     """
 
     programs: tuple[str, ...]
@@ -257,11 +293,16 @@ class SweepSpec:
     distortion: tuple[float, ...] = ()
     distortion_over_n: tuple[float, ...] = ()
     solver: str | None = None
-    path: str = "auto"
+    formulation: str = "auto"
+    method: str = "auto"
     queries: tuple[str, ...] = ("identity",)
     models: tuple[str, ...] = ()
+    path: InitVar[str | None] = None  # deprecated: formulation= or method=
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, path: str | None) -> None:
+        choice = _solve_choice(self.formulation, self.method, path)
+        object.__setattr__(self, "formulation", choice[0])
+        object.__setattr__(self, "method", choice[1])
         if "model" in self.programs and not self.models:
             raise InvalidInputError("program 'model' needs model spec files (--model PATH or models = [...])")
         if not self.programs:
@@ -283,8 +324,6 @@ class SweepSpec:
         for d in self.distortion_over_n:
             if not 0 <= d <= 1:
                 raise InvalidInputError(f"distortion_over_n values lie in [0, 1], got {d!r}")
-        if self.path not in ("auto", "dense", "reduced", "lp", "theorem"):
-            raise InvalidInputError(f"path must be auto, dense, reduced, lp or theorem, got {self.path!r}")
         for prior in self.priors:
             for n in self.n:
                 for m in self.m:
@@ -323,7 +362,8 @@ class SweepSpec:
                                     m=m,
                                     prior=prior,
                                     solver=self.solver,
-                                    path=self.path,
+                                    formulation=self.formulation,
+                                    method=self.method,
                                     query=q,
                                     eps=float(value) if name == "eps" else None,
                                     distortion=float(value) if name == "distortion" else None,
@@ -339,7 +379,7 @@ class SweepSpec:
         for a, b in aliases.items():
             if a in data:
                 data[b] = _as_list(data.pop(a), a) + _as_list(data.get(b), b)
-        known = {f for f in cls.__dataclass_fields__} | {"dirichlet"}
+        known = {f for f in cls.__dataclass_fields__} | {"dirichlet"}  # "path" too (deprecated)
         from ..cli_common import reject_unknown_keys
 
         reject_unknown_keys(data, known, "the sweep spec")
@@ -364,7 +404,7 @@ class SweepSpec:
         for name in ("eps", "distortion", "distortion_over_n"):
             if name in data:
                 kw[name] = tuple(_numbers(_as_list(data[name], name), name))
-        for name in ("solver", "path"):
+        for name in ("solver", "formulation", "method", "path"):
             if name in data:
                 kw[name] = data[name]
         if "queries" in data:

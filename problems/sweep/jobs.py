@@ -50,7 +50,7 @@ COLUMNS = (
 
 
 def _reduced_path(point: Point) -> bool:
-    if point.path in ("dense",) or point.program in ("design", "c1-dp", "model"):
+    if point.formulation == "dense" or point.program in ("design", "c1-dp", "model"):
         return False
     return spec_kind(point.prior) in SYMMETRIC_SPECS or point.program == "r-pd"
 
@@ -156,18 +156,18 @@ def _from_result(point: Point, res, seconds: float, value=None, bounds=None) -> 
 def _solve_program(point: Point) -> tuple[Any, Any]:
     """Build and solve a pd-dp / pd-i / r-pd / pd-mip point through the library's dispatch.
 
-    The point's ``path`` is the sweep spec's choice: a formulation (dense, reduced) or a method (lp, theorem).
+    The point's ``formulation`` and ``method`` are the sweep spec's solve choice (:mod:`problems.dispatch`).
     """
     from ..dispatch import make_program, solve_spec
-    from ..solve_choice import split_path
 
     value = point.distortion if point.program == "pd-mip" else point.eps
     assert value is not None  # Point requires ε or D for its program
-    formulation, method = split_path(point.path)
+    formulation, method = point.formulation, point.method
     if spec_kind(point.prior) != "dirichlet":
         if point.program == "pd-mip" and method != "auto":
             raise InvalidInputError(
-                f"--path {method} does not apply to pd-mip (it has no theorem path); use auto, dense or reduced"
+                f"method={method!r} does not apply to pd-mip (it has no theorem path); use method='auto' "
+                "(formulation auto, dense or reduced)"
             )
         built, res = solve_spec(
             point.program,
@@ -191,7 +191,7 @@ def _inverse(point: Point) -> dict:
     from ..orbit.scale import eps_star_curve
 
     name = "pd-dp" if point.program == "eps-d" else "pd-i"
-    dense = point.path == "dense" or not _reduced_path(point)
+    dense = point.formulation == "dense" or not _reduced_path(point)
     prior = build_prior(point, dense=dense)
     prog = make_program(name, prior, "dense" if dense else "reduced", solver=point.solver)
     t0 = time.perf_counter()
@@ -251,7 +251,7 @@ def _c1_dp(point: Point) -> dict:
     from ..information.individual import individual_capacity
 
     t0 = time.perf_counter()
-    _, res = _solve_program(Point("pd-dp", point.n, point.m, point.prior, eps=point.eps, path="dense"))
+    _, res = _solve_program(Point("pd-dp", point.n, point.m, point.prior, eps=point.eps, formulation="dense"))
     W = np.asarray(res.mechanism.matrix, dtype=float)
     cap = individual_capacity(W.reshape((point.m,) * point.n + (W.shape[1],)))
     return _row(

@@ -110,7 +110,9 @@ def scale_rows_via_sweep(
 
     prior = "iid:" + _fmt(row)
     points = [
-        Point("eps-d" if name == "dp" else "eps-i", n, 2, prior, distortion=float(d * n), path="reduced")
+        Point(
+            "eps-d" if name == "dp" else "eps-i", n, 2, prior, distortion=float(d * n), formulation="reduced"
+        )
         for n in ns
         for name in programs
         for d in levels

@@ -30,8 +30,8 @@ CASES = [(2, 2, 0), (2, 2, 1), (3, 2, 2), (2, 3, 3)]
 def test_pd_dp(n, m, seed, eps):
     space = DatabaseSpace(n, m)
     prior = _prior(space, seed)
-    res = instances.pd_dp(space, prior, eps).solve(path="lp-core")  # the model's own LP, built independently
-    ref = PDDP(prior).solve(eps, path="lp")
+    res = instances.pd_dp(space, prior, eps).solve(method="lp")  # the model's own LP, built independently
+    ref = PDDP(prior).solve(eps, method="lp")
     assert res.path == "lp-core" and res.certified and ref.certified
     assert _close(res.value, ref.value)
 
@@ -43,8 +43,8 @@ def test_pd_i(n, m, seed):
     model = instances.pd_i(space, prior, 0.0)
     eps_x = model.constraints[0].eps_x(model.ctx)
     for eps in (eps_x + 0.3, eps_x + 1.5):
-        res = instances.pd_i(space, prior, eps).solve(path="lp-core")
-        ref = PDI(prior).solve(eps, path="lp")
+        res = instances.pd_i(space, prior, eps).solve(method="lp")
+        ref = PDI(prior).solve(eps, method="lp")
         assert res.path == "lp-core" and res.certified
         assert _close(res.value, ref.value)
 
@@ -62,8 +62,8 @@ def test_pd_i_below_eps_x_is_proved_infeasible():
 @pytest.mark.parametrize("eps", [0.5, 2.0])
 def test_r_pd(n, m, eps):
     space = DatabaseSpace(n, m)
-    res = instances.r_pd(space, eps).solve(path="lp-core")
-    ref = RPD(space).solve(eps, path="lp")
+    res = instances.r_pd(space, eps).solve(method="lp")
+    ref = RPD(space).solve(eps, method="lp")
     assert res.certified and _close(res.value, ref.value)
 
 

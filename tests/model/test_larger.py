@@ -16,10 +16,10 @@ def test_pd_dp_and_pd_i_dense(n, m):
     space = DatabaseSpace(n, m)
     prior = priors.iid(space, np.linspace(1.0, 2.0, m) / np.linspace(1.0, 2.0, m).sum())
     for eps in (0.7, 2.0):
-        a, b = instances.pd_dp(space, prior, eps).solve(), PDDP(prior).solve(eps, path="lp")
+        a, b = instances.pd_dp(space, prior, eps).solve(), PDDP(prior).solve(eps, method="lp")
         assert a.certified and abs(a.value - b.value) <= 1e-9 * b.value
         e = eps + instances.pd_i(space, prior, 0.0).constraints[0].eps_x(
             instances.pd_i(space, prior, 0.0).ctx
         )
-        a, b = instances.pd_i(space, prior, e).solve(), PDI(prior).solve(e, path="lp")
+        a, b = instances.pd_i(space, prior, e).solve(), PDI(prior).solve(e, method="lp")
         assert a.certified and abs(a.value - b.value) <= 1e-9 * b.value

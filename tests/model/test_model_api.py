@@ -51,14 +51,14 @@ def test_bad_levels_and_pairs():
         _simple().add(privacy.differential(1.0, neighbours=[0, 1, 2]))
     with pytest.raises(InvalidInputError, match="mutual_information"):
         _simple().add(privacy.mutual_information())
-    with pytest.raises(InvalidInputError, match="lp-core"):
-        _simple().add(privacy.approximate(1.0, 0.1)).solve(path="lp-core")
+    with pytest.raises(InvalidInputError, match="method=.lp. needs a ratio LP"):
+        _simple().add(privacy.approximate(1.0, 0.1)).solve(method="lp")
 
 
 # ------------------------------------------------------------------------------------------------ routing
 def test_paths_are_reported():
     assert _simple().add(privacy.local(1.0)).solve().path == "lp-core"
-    assert _simple().add(privacy.local(1.0)).solve(path="cvxpy").path == "cvxpy-lp"
+    assert _simple().add(privacy.local(1.0)).solve(solver="cvxpy").path == "cvxpy-lp"
     assert _simple().add(privacy.approximate(1.0, 0.05)).solve().path == "cvxpy-lp"
     assert _simple().add(privacy.mutual_information(at_most=0.1)).solve().path == "cvxpy-conic"
 
@@ -67,7 +67,7 @@ def test_lp_core_and_cvxpy_agree_on_identifiability():
     p = np.array([0.1, 0.2, 0.3, 0.4])
     space = DatabaseSpace(2, 2)
     model = MechanismModel(p, losses.hamming(space)).add(privacy.identifiability(1.5, neighbours=space))
-    a, b = model.solve(), model.solve(path="cvxpy")
+    a, b = model.solve(), model.solve(solver="cvxpy")
     assert a.certified and b.certified
     assert abs(a.value - b.value) <= 1e-8 * a.value
     assert b.bounds.lower <= a.bounds.upper and a.bounds.lower <= b.bounds.upper
@@ -181,7 +181,7 @@ def test_level_zero_is_the_best_constant_per_component():
     res = (
         MechanismModel(prior, losses.hamming(space))
         .add(privacy.differential(0.0, neighbours=space))
-        .solve(path="lp-core")  # PD-DP itself: the model's own closed form, not the program class
+        .solve(method="lp")  # PD-DP itself: the model's own closed form, not the program class
     )
     assert res.certified and res.path == "lp-core" and "level 0" in res.extras["theorem"]
     assert abs(res.value - PDDP(prior).solve(0.0).value) <= 1e-12

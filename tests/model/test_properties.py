@@ -146,7 +146,7 @@ def test_certificate_is_consistent(case):
         found = violations(res.matrix, prior, L, specs)
         assert max(found.values()) <= 1e-9, found
     if res.path == "lp-core":  # both paths must agree within their proved bounds
-        other = model.solve(path="cvxpy")
+        other = model.solve(solver="cvxpy")
         assert other.bounds.lower <= b.upper * (1 + 1e-9) + 1e-12
         assert b.lower <= other.bounds.upper * (1 + 1e-9) + 1e-12
 

@@ -34,7 +34,7 @@ def _overlap(a, b) -> bool:  # noqa: ANN001
 
 def test_blocks_are_the_y_types():
     """The connected components of the moves are exactly the sets of joint types with one column sum."""
-    prog = ReducedPDDP(symmetric_iid(4, [0.2, 0.3, 0.5]), backend="clarabel")
+    prog = ReducedPDDP(symmetric_iid(4, [0.2, 0.3, 0.5]), solver="clarabel")
     spec, J = prog.lp.spec, prog.types
     sysm = RaggedBlockSystem(spec.c, spec.A, spec.b, spec.src, spec.dst, spec.kappa, np.e)
     assert sysm.nblocks == 15  # C(4 + 2, 2) y-types
@@ -48,16 +48,16 @@ def test_blocks_are_the_y_types():
 
 @pytest.mark.parametrize("n,m", [(5, 2), (3, 3)])
 def test_block_backend_matches_dense(n, m):
-    """backend="block" = the dense PD-DP / PD-I (Wang, Ying & Zhang 2016 (13)–(15), (8)–(12)): enclosures overlap, both certified."""
+    """solver="block" = the dense PD-DP / PD-I (Wang, Ying & Zhang 2016 (13)–(15), (8)–(12)): enclosures overlap, both certified."""
     for prior in _priors(n, m, seed=7 * n + m):
-        rd, ri = ReducedPDDP(prior, backend="block"), ReducedPDI(prior, backend="block")
+        rd, ri = ReducedPDDP(prior, solver="block"), ReducedPDI(prior, solver="block")
         dd, di = PDDP(prior), PDI(prior)
         for eps in (0.5, 1.7):
             a, b = dd.solve(eps), rd.solve(eps, method="lp")
             assert b.stats.attempts[0][0] == NAME, b.stats.attempts
             assert a.status == b.status == "optimal" and _overlap(a, b)
             e = ri.eps_X + 0.2 + eps
-            a, b = di.solve(e, path="lp"), ri.solve(e, path="lp")
+            a, b = di.solve(e, method="lp"), ri.solve(e, method="lp")
             assert a.status == b.status == "optimal" and _overlap(a, b)
 
 
@@ -65,8 +65,8 @@ def test_block_backend_matches_dense(n, m):
 def test_block_backend_matches_clarabel_m3(eps):
     """m = 3, n = 6 (462 joint types in 28 blocks): both back ends certified, enclosures overlap."""
     for prior in _priors(6, 3, seed=11):
-        a = ReducedPDDP(prior, backend="clarabel").solve(eps, method="lp")
-        b = ReducedPDDP(prior, backend="block").solve(eps, method="lp")
+        a = ReducedPDDP(prior, solver="clarabel").solve(eps, method="lp")
+        b = ReducedPDDP(prior, solver="block").solve(eps, method="lp")
         assert b.stats.attempts[0][0] == NAME
         assert a.status == b.status == "optimal" and _overlap(a, b)
         # the returned u is a conditional pmf per x-type: rows of A u = 1
@@ -97,7 +97,7 @@ def test_choose_backend():
     assert choose_backend("distance", 3, 10**6) == "clarabel"
     assert ReducedPDDP(symmetric_iid(4, [0.2, 0.3, 0.5])).backend == "clarabel"
     with pytest.raises(InvalidInputError, match="'nope'"):
-        ReducedPDDP(symmetric_iid(4, [0.2, 0.3, 0.5]), backend="nope")
+        ReducedPDDP(symmetric_iid(4, [0.2, 0.3, 0.5]), solver="nope")
 
 
 def test_block_memory_guard_falls_back(monkeypatch):
@@ -108,10 +108,10 @@ def test_block_memory_guard_falls_back(monkeypatch):
     prior = _priors(4, 3, seed=4)[0]
     monkeypatch.setattr(B, "MAX_BLOCK_BYTES", 1.0)
     monkeypatch.setattr(B, "SPARSE_BLOCKS", False)
-    res = ReducedPDDP(prior, backend="block").solve(0.7, method="lp")
+    res = ReducedPDDP(prior, solver="block").solve(0.7, method="lp")
     assert res.stats.attempts[0][0] == NAME and "GB" in res.stats.attempts[0][1]
     assert res.stats.solver == "CLARABEL" and res.status == "optimal"
-    assert _overlap(res, ReducedPDDP(prior, backend="clarabel").solve(0.7, method="lp"))
+    assert _overlap(res, ReducedPDDP(prior, solver="clarabel").solve(0.7, method="lp"))
 
 
 @pytest.mark.slow

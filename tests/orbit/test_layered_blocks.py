@@ -151,7 +151,7 @@ def test_pd_i_n100_is_certified():
     prog = ReducedPDI(parse_symmetric_prior("iid:0.3,0.7", 100, 2))
     spec = prog.lp.spec
     eps = spec.eps_min + 0.3
-    res = prog.solve(eps, path="lp")
+    res = prog.solve(eps, method="lp")
     assert str(res.status) == "optimal"
     assert res.bounds.upper - res.bounds.lower <= 1e-6 * res.bounds.upper
     assert res.bounds.lower <= res.value <= res.bounds.upper

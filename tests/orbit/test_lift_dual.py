@@ -47,7 +47,7 @@ def test_lifted_dual_certifies_dense_pd_i(n, m):
         prog = ReducedPDI(prior)
         dense = _dense(prior, "pd-i").lp
         eps = prog.eps_X + 0.7
-        res = prog.solve(eps, path="lp")
+        res = prog.solve(eps, method="lp")
         cert = lifted_certificate(prog, res, dense)
         assert cert.certified, cert.to_dict()
         assert cert.lower_bound <= res.value * (1 + 1e-6) and res.value <= cert.upper_bound * (1 + 1e-6)

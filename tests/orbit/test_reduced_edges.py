@@ -27,7 +27,7 @@ CONTAGIOUS = "contagious:0.2:0.3,0.7"
 
 
 def _solve(program: str, prior: str, n: int, eps: float):  # noqa: ANN202
-    return make_program(program, parse_symmetric_prior(prior, n, 2), path="reduced").solve(eps)
+    return make_program(program, parse_symmetric_prior(prior, n, 2), formulation="reduced").solve(eps)
 
 
 def _check(program: str, prior: str, n: int, eps: float) -> None:
@@ -57,7 +57,7 @@ def test_fixed_edge_cases_match_independent_highs(program, prior, n, eps):
 
 
 def test_pd_i_contagious_just_above_eps_X_matches_independent_highs():
-    prog = make_program("pd-i", parse_symmetric_prior(CONTAGIOUS, 20, 2), path="reduced")
+    prog = make_program("pd-i", parse_symmetric_prior(CONTAGIOUS, 20, 2), formulation="reduced")
     _check("pd-i", CONTAGIOUS, 20, prog.eps_X + 0.3)
 
 
@@ -101,7 +101,7 @@ def test_pd_i_one_ulp_below_eps_X_is_proved_infeasible(prior):
     prior's float parameters: one ulp below it PD-I is proved infeasible (Lemma 3 of Wang, Ying & Zhang
     2016); at it, it is feasible (no interior: the bounds hold, the status may be inaccurate)."""
     n = 8
-    prog = make_program("pd-i", parse_symmetric_prior(prior, n, 2), path="reduced")
+    prog = make_program("pd-i", parse_symmetric_prior(prior, n, 2), formulation="reduced")
     comps = [(w, r[0], r[1]) for w, r in zip(prog.prior.weights, prog.prior.row_pmfs) if w > 0]
     ratio = _exact_ratio(comps, n)
     below = math.nextafter(prog.eps_X, 0.0)

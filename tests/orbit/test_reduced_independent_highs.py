@@ -317,7 +317,7 @@ def grid(program: str, spec: str, n: int) -> list[float]:
 
 def check(spec: str, n: int, program: str, eps: float) -> None:
     ref = reference(spec, n, program, eps)
-    res = toolkit_program(spec, n, program).solve(eps, path="lp")
+    res = toolkit_program(spec, n, program).solve(eps, method="lp")
     detail = (
         f"{program} {spec} n={n} eps={eps:.6g}: status={res.status} value={res.value!r} ref={ref!r} "
         f"bounds=[{res.bounds.lower!r}, {res.bounds.upper!r}] rel.diff={abs(res.value - ref) / ref:.2e}"

@@ -194,7 +194,7 @@ def test_mixture_and_bad_input_raise_typed_errors():
         with pytest.raises(InvalidPriorError, match="i.i.d. priors only"):
             ReducedPDMIP(prior)
         with pytest.raises(InvalidPriorError, match="i.i.d. priors only"):
-            make_program("pd-mip", prior, path="reduced")
+            make_program("pd-mip", prior, formulation="reduced")
         assert resolve_path("pd-mip", prior) == "dense"
     assert isinstance(
         make_program("pd-mip", symmetric_mixture(2, [[0.2, 0.8]] * 2, [0.4, 0.6])), ReducedPDMIP

@@ -81,6 +81,6 @@ def test_uniform_and_r_pd_match_dense(n, m):
 
 def test_cvxpy_backend_agrees():
     prior = _priors(4, 2, seed=3)[1]
-    prog_a, prog_b = ReducedPDDP(prior), ReducedPDDP(prior, backend="cvxpy")
+    prog_a, prog_b = ReducedPDDP(prior), ReducedPDDP(prior, solver="cvxpy")
     for eps in (0.2, 1.0):
         assert prog_a.solve(eps).value == pytest.approx(prog_b.solve(eps).value, abs=1e-7)

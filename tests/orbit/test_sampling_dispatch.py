@@ -62,22 +62,22 @@ def test_sampling_large_n_has_right_distance():
 def test_dispatch():
     space = DatabaseSpace(3, 2)
     assert isinstance(make_program("pd-dp", iid(space, [0.4, 0.6])), ReducedPDDP)
-    assert isinstance(make_program("pd-dp", iid(space, [0.4, 0.6]), path="dense"), PDDP)
+    assert isinstance(make_program("pd-dp", iid(space, [0.4, 0.6]), formulation="dense"), PDDP)
     explicit = from_pmf(space, np.arange(1, 9) / 36)
     assert isinstance(make_program("pd-dp", explicit), PDDP)
     with pytest.raises(InvalidPriorError, match="dense"):
-        make_program("pd-dp", explicit, path="reduced")
+        make_program("pd-dp", explicit, formulation="reduced")
     assert isinstance(make_program("r-pd", space), ReducedRPD)
-    assert isinstance(make_program("r-pd", space, path="dense"), RPD)
+    assert isinstance(make_program("r-pd", space, formulation="dense"), RPD)
     # PD-MIP: reduced (single-letter) for i.i.d. priors, see test_reduced_pd_mip.py; dense otherwise
     assert isinstance(make_program("pd-mip", explicit), PDMIP)
     assert resolve_path("pd-mip", explicit) == "dense"
     with pytest.raises(InvalidInputError):
-        make_program("pd-mip", explicit, path="reduced")
+        make_program("pd-mip", explicit, formulation="reduced")
     with pytest.raises(InvalidInputError):
         make_program("nope", uniform(space))
     sym = symmetric_iid(3, [0.4, 0.6])
-    a = make_program("pd-dp", sym, path="dense").solve(0.5).value
+    a = make_program("pd-dp", sym, formulation="dense").solve(0.5).value
     b = make_program("pd-dp", sym).solve(0.5).value
     assert a == pytest.approx(b, abs=1e-8)
 

@@ -35,7 +35,7 @@ def all_sparse(monkeypatch):
 
 def test_sparse_newton_solve_equals_a_dense_kkt_solve(all_sparse):
     """One Newton solve of the sparse factor = numpy's dense solve of [[H, Aᵀ], [A, 0]] (assembled here)."""
-    spec = ReducedPDDP(symmetric_iid(4, [0.2, 0.3, 0.5]), backend="clarabel").lp.spec
+    spec = ReducedPDDP(symmetric_iid(4, [0.2, 0.3, 0.5])).lp.spec
     sysm = RaggedBlockSystem(spec.c, spec.A, spec.b, spec.src, spec.dst, spec.kappa, np.e, bounded=False)
     assert sysm.sparse and sysm.nblocks == 15
     rng = np.random.default_rng(0)
@@ -63,15 +63,15 @@ def test_sparse_blocks_certify_the_dense_optimum(all_sparse, highs_optimum):
     *dense* program (27 × 27 mechanism, Wang, Ying & Zhang 2016) from one plain HiGHS call."""
     for prior in _priors(3, seed=3):
         for eps in (0.4, 1.6):
-            res = ReducedPDDP(prior, backend="block").solve(eps, method="lp")
+            res = ReducedPDDP(prior, solver="block").solve(eps, method="lp")
             assert res.stats.attempts[0][0] == "BLOCK" and "certified" in res.stats.attempts[0][1]
             ref = highs_optimum(PDDP(prior).lp.spec, eps)
             assert res.status == "optimal"
             assert res.bounds.lower - 1e-9 <= ref <= res.bounds.upper + 1e-9
             assert res.value == pytest.approx(ref, rel=1e-6)
-        ri = ReducedPDI(prior, backend="block")
+        ri = ReducedPDI(prior, solver="block")
         e = ri.eps_X + 0.5
-        res = ri.solve(e, path="lp")
+        res = ri.solve(e, method="lp")
         ref = highs_optimum(PDI(prior).lp.spec, e)
         assert res.status == "optimal" and res.value == pytest.approx(ref, rel=1e-6)
 
@@ -80,7 +80,7 @@ def test_sparse_blocks_certify_the_dense_optimum(all_sparse, highs_optimum):
 def test_sparse_blocks_n4_matches_the_dense_program(all_sparse, highs_optimum):
     """m = 3, n = 4, PD-DP at ε = 1: certified by the sparse block method; the dense program (81 × 81) agrees."""
     prior = _priors(4, seed=4)[0]
-    res = ReducedPDDP(prior, backend="block").solve(1.0, method="lp")
+    res = ReducedPDDP(prior, solver="block").solve(1.0, method="lp")
     assert res.stats.solver == "BLOCK" and res.status == "optimal"
     ref = highs_optimum(PDDP(prior).lp.spec, 1.0)
     assert res.bounds.lower - 1e-9 <= ref <= res.bounds.upper + 1e-9
@@ -90,7 +90,7 @@ def test_sparse_memory_guard_falls_back(all_sparse, monkeypatch):
     """Sparse factors predicted over the budget are refused after the largest block; the chain goes on."""
     monkeypatch.setattr(SB, "memory_budget", lambda: 1)
     prior = _priors(3, seed=4)[0]
-    res = ReducedPDDP(prior, backend="block").solve(0.7, method="lp")
+    res = ReducedPDDP(prior, solver="block").solve(0.7, method="lp")
     assert res.stats.attempts[0][0] == "BLOCK" and "sparse block factors" in res.stats.attempts[0][1]
     assert res.status == "optimal" and res.stats.solver != "BLOCK"
 
@@ -99,9 +99,9 @@ def test_dense_block_refusal_goes_sparse(monkeypatch):
     """Blocks whose dense factors exceed MAX_BLOCK_BYTES are factorised sparsely instead of refused."""
     monkeypatch.setattr(B, "MAX_BLOCK_BYTES", 1.0)
     prior = _priors(3, seed=4)[0]
-    spec = ReducedPDDP(prior, backend="clarabel").lp.spec
+    spec = ReducedPDDP(prior).lp.spec
     assert RaggedBlockSystem(spec.c, spec.A, spec.b, spec.src, spec.dst, spec.kappa, np.e).sparse
-    res = ReducedPDDP(prior, backend="block").solve(0.7, method="lp")
+    res = ReducedPDDP(prior, solver="block").solve(0.7, method="lp")
     assert res.stats.solver == "BLOCK" and res.status == "optimal"
 
 
@@ -109,7 +109,7 @@ def test_ldl_back_ends_are_skipped_over_budget(monkeypatch):
     """A reduced LP whose predicted LDLᵀ memory exceeds the budget: Clarabel (and SCS) are not started, with the
     reason in the attempts, and HiGHS answers."""
     monkeypatch.setenv("PRIVACY_PROBLEMS_MEMORY_LIMIT", "200M")
-    spec = ReducedPDDP(symmetric_iid(3, [0.2, 0.3, 0.5]), backend="clarabel").lp.spec
+    spec = ReducedPDDP(symmetric_iid(3, [0.2, 0.3, 0.5])).lp.spec
     spec.cache["ldl_entries"] = 1e9  # as predicted for a large program
     sol = solve_lp(spec, 0.8, solver="clarabel")
     name, outcome = sol.stats.attempts[0]
@@ -121,7 +121,7 @@ def test_ldl_prediction_grows_with_the_lattice():
     """The prediction exceeds the program's own size and grows faster than linearly in n for m = 3."""
     sizes = []
     for n in (4, 6, 8):
-        spec = ReducedPDDP(symmetric_iid(n, [0.2, 0.3, 0.5]), backend="clarabel").lp.spec
+        spec = ReducedPDDP(symmetric_iid(n, [0.2, 0.3, 0.5])).lp.spec
         entries = ldl_factor_entries(spec)
         assert entries > 2 * spec.P + spec.K
         assert predicted_ldl_memory(spec) > entries

@@ -23,7 +23,7 @@ def _direct(row: dict) -> float:
     space = DatabaseSpace(row["n"], row["m"])
     prior = uniform(space) if row["prior"] == "uniform" else iid(space, [0.3, 0.7])
     cls = {"pd-dp": PDDP, "pd-i": PDI}[row["program"]]
-    return cls(prior).solve(row["eps"], path="lp").value
+    return cls(prior).solve(row["eps"], method="lp").value
 
 
 def _close(a: float, b: float) -> bool:

@@ -89,7 +89,7 @@ def test_killed_worker_loses_nothing(cluster, tmp_path):
         n=(4,),
         m=(2,),
         eps=tuple(0.25 * k for k in range(1, 17)),
-        path="dense",
+        formulation="dense",
     )
     killed = []
 
@@ -107,7 +107,7 @@ def test_killed_worker_loses_nothing(cluster, tmp_path):
     prog = PDDP(iid(space, [0.3, 0.7]))
     for r in s.rows:
         assert r["certified"], r
-        direct = prog.solve(r["eps"], path="lp").value
+        direct = prog.solve(r["eps"], method="lp").value
         assert abs(r["value"] - direct) <= TOL * max(1.0, direct), r
     # the killed worker's rows are the few it returned before dying; the survivor computed the rest,
     # including the points that were queued or running on the killed worker
