@@ -31,7 +31,7 @@ def test_reduced_backend_keyword_warns_and_names_the_first_solver():
     with pytest.warns(DeprecationWarning, match=r"backend='block'.*solver="):
         old = ReducedPDDP(prior, backend="block")
     new = ReducedPDDP(prior, solver="block")
-    a, b = old.solve(0.7), new.solve(0.7)
+    a, b = old.solve(0.7, method="lp"), new.solve(0.7, method="lp")
     assert a.stats.attempts[0][0] == b.stats.attempts[0][0] == "BLOCK"
     assert a.value == b.value and a.bounds == b.bounds and a.status == b.status == "optimal"
 
