@@ -172,6 +172,108 @@ def curve_timing(points: int = 30) -> dict:
     return out
 
 
+# ------------------------------------------------------------------ PD-DP at N = 256: toolkit against plain
+COMPARE_PRIORS = ("uniform", "dirichlet0")
+
+
+def compare_prior(name: str, n: int, m: int):
+    """``uniform`` or ``dirichlet<seed>`` (Dirichlet(1, …, 1) pmf with that seed) on Dⁿ."""
+    from problems.priors import uniform
+
+    if name == "uniform":
+        return uniform(DatabaseSpace(n, m))
+    return make_prior(n, m, int(name.removeprefix("dirichlet")))
+
+
+def _compare_worker(side: str, prior_name: str, n: int, m: int, eps: float, queue) -> None:
+    """One side of one point in a forked child; wall and CPU seconds (all threads) include building the model."""
+    w0, c0 = time.perf_counter(), time.process_time()
+    prior = compare_prior(prior_name, n, m)
+    if side == "toolkit":  # the LP forced (method="auto" answers a uniform prior by the theorem)
+        sol = PDDP(prior).solve(eps, method="lp")
+        out = {
+            "value": float(sol.value),
+            "status": str(sol.status),
+            "bounds": [sol.bounds.lower, sol.bounds.upper],
+            "solver": sol.stats.solver,
+            "iterations": sol.stats.iterations,
+        }
+    else:
+        import cvxpy as cp
+
+        prog = PDDP(prior)
+        lp = prog.lp
+        N, lay = lp.N, lp.spec.dense
+        Z = cp.Variable((N, N))
+        r = float(np.exp(eps))
+        pi, pj = lp.pairs
+        cons = [Z[pi[p], :] <= r * float(lay.kappa[p]) * Z[pj[p], :] for p in range(pi.size)]
+        cons += [cp.sum(Z, axis=1) == lp.spec.b, Z >= 0]
+        problem = cp.Problem(cp.Minimize(cp.sum(cp.multiply(lp.spec.c.reshape(N, N), Z))), cons)
+        problem.solve(solver="CLARABEL", tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10, tol_ktratio=1e-8)
+        out = {
+            "value": float(problem.value),
+            "status": problem.status,
+            "iterations": problem.solver_stats.num_iters,
+            "clarabel_s": float(problem.solver_stats.solve_time or 0.0),
+        }
+    out["wall_s"] = time.perf_counter() - w0
+    out["cpu_s"] = time.process_time() - c0
+    out["peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    queue.put(out)
+
+
+def run_compare(side: str, prior_name: str, n: int, m: int, eps: float, timeout: float) -> dict:
+    ctx = mp.get_context("fork")
+    queue = ctx.Queue()
+    proc = ctx.Process(target=_compare_worker, args=(side, prior_name, n, m, eps, queue))
+    t0 = time.perf_counter()
+    proc.start()
+    proc.join(timeout)
+    if proc.is_alive():
+        proc.terminate()
+        proc.join()
+        return {"status": f"timed out after {timeout:.0f} s", "wall_s": time.perf_counter() - t0}
+    return queue.get() if not queue.empty() else {"status": "crashed", "wall_s": time.perf_counter() - t0}
+
+
+def compare_256(eps_list: list[float], priors: list[str], timeout: float) -> list[dict]:
+    """PD-DP at N = 256 (n = 8, m = 2): ``PDDP(prior).solve(ε, method="lp")`` against the plain CVXPY model."""
+    rows: list[dict] = []
+    for prior_name in priors:
+        for eps in eps_list:
+            row: dict = {"prior": prior_name, "eps": eps, "load_before": os.getloadavg()[0]}
+            for side in ("toolkit", "plain"):
+                row[side] = run_compare(side, prior_name, 8, 2, eps, timeout)
+            row["load_after"] = os.getloadavg()[0]
+            tk, pl = row["toolkit"], row["plain"]
+            if "value" in tk and "value" in pl:
+                row["cpu_ratio"] = pl["cpu_s"] / tk["cpu_s"]
+                row["wall_ratio"] = pl["wall_s"] / tk["wall_s"]
+                row["value_diff_abs"] = abs(tk["value"] - pl["value"])
+            rows.append(row)
+            out = Path(__file__).parent / "results" / "dense_256.json"
+            out.write_text(json.dumps({"machine": {"cpus": os.cpu_count()}, "rows": rows}, indent=2))
+            print(_compare_line(row), flush=True)
+    return rows
+
+
+def _compare_line(row: dict) -> str:
+    tk, pl = row["toolkit"], row["plain"]
+
+    def side(d: dict) -> str:
+        if "value" not in d:
+            return f"{d['status']} | — | — "
+        return f"{d['cpu_s']:.1f} | {d['wall_s']:.1f} | {d['status']} "
+
+    ratio = f"{row['cpu_ratio']:.1f}× / {row['wall_ratio']:.1f}×" if "cpu_ratio" in row else "—"
+    diff = f"{row['value_diff_abs']:.1e}" if "value_diff_abs" in row else "—"
+    return (
+        f"| {row['prior']} | {row['eps']:g} | {side(tk)}| {side(pl)}| {ratio} | {diff} "
+        f"| {row['load_before']:.1f}–{row['load_after']:.1f} |"
+    )
+
+
 def _write(result: dict) -> None:
     out = Path(__file__).parent / "results" / "dense.json"
     out.parent.mkdir(exist_ok=True)
@@ -190,7 +292,22 @@ def main() -> None:
     ap.add_argument(
         "--largest", action="store_true", help="also try N = 512 (n=9, m=2) with the structured path"
     )
+    ap.add_argument(
+        "--compare-256",
+        action="store_true",
+        help="only PD-DP at N = 256: the toolkit's LP against the plain model, CPU and wall, per prior and ε",
+    )
+    ap.add_argument("--eps", type=float, nargs="+", default=[0.5, 1.0, 2.0], help="ε of --compare-256")
+    ap.add_argument("--priors", nargs="+", default=list(COMPARE_PRIORS), help="priors of --compare-256")
     args = ap.parse_args()
+    if args.compare_256:
+        print(
+            "| prior | ε | toolkit CPU s | wall s | status | plain CPU s | wall s | status | plain/toolkit (CPU / wall) "
+            "| \\|Δ value\\| | load |\n|---|---|---|---|---|---|---|---|---|---|---|",
+            flush=True,
+        )
+        compare_256(args.eps, args.priors, args.plain_timeout)
+        return
     sizes = [(4, 3)] if args.quick else [(4, 3), (8, 2)]
     rows = []
     for n, m in sizes:
