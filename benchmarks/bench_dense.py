@@ -210,7 +210,9 @@ def _compare_worker(side: str, prior_name: str, n: int, m: int, eps: float, queu
         cons = [Z[pi[p], :] <= r * float(lay.kappa[p]) * Z[pj[p], :] for p in range(pi.size)]
         cons += [cp.sum(Z, axis=1) == lp.spec.b, Z >= 0]
         problem = cp.Problem(cp.Minimize(cp.sum(cp.multiply(lp.spec.c.reshape(N, N), Z))), cons)
-        problem.solve(solver="CLARABEL", tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10, tol_ktratio=1e-8)
+        problem.solve(
+            solver="CLARABEL", tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10, tol_ktratio=1e-8
+        )
         out = {
             "value": float(problem.value),
             "status": problem.status,
