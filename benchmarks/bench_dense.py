@@ -1,7 +1,12 @@
 """Dense PD-DP / PD-I linear programs: four ways of solving them side by side.
 
-Run: ``/work/venv/bin/python benchmarks/bench_dense.py [--skip-plain-at-256] [--plain-timeout S] [--quick]
+Run: ``python benchmarks/bench_dense.py [--skip-plain-at-256] [--plain-timeout S] [--quick]
 [--largest]``.  Prints a markdown table and writes ``benchmarks/results/dense.json``.
+
+``--compare-256 [--eps 0.5 1 2] [--priors uniform dirichlet0]`` runs PD-DP at N = 256 (n = 8, m = 2) only: the
+toolkit's ``PDDP(prior).solve(ε, method="lp")`` against the plain model, each in its own forked process, with
+wall and CPU seconds (all threads, ``time.process_time``) that include building the model, and the ratio of the
+two (``benchmarks/results/dense_256.json``).
 
 Prior: Dirichlet(1, …, 1) pmf, seed 0 (an *arbitrary* prior: no symmetry to exploit).  ε = 1 for PD-DP,
 ε = ε_X + 0.5 for PD-I.  Paths:

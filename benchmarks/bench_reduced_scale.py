@@ -167,10 +167,10 @@ def _write(path: Path, meta: dict, rows: list[dict]) -> None:
         raise
 
 
-def points(ns, with_400: bool, m3: bool) -> list[dict]:
+def points(ns, with_400: bool, m3: bool, priors=PRIORS_M2) -> list[dict]:
     out = []
     for n in ns:
-        for prior in PRIORS_M2:
+        for prior in priors:
             for program, eps_arg in SETTINGS:
                 out.append(
                     {"program": program, "prior": prior, "n": n, "m": 2, "eps_arg": eps_arg, "highs": True}
@@ -195,24 +195,25 @@ def table_row(r: dict) -> str:
     eps = tk.get("eps", hs.get("eps") if hs else None)
     left = (
         f"| {r['program']} | {r['prior']} | {r['n']} | {r['m']} | {_fmt(eps, '.4g')} | {_fmt(tk.get('time_s'), '.1f')} "
-        f"| {tk['status']} | {tk.get('solver', '—')} | {_fmt(tk.get('peak_rss_mib'), '.0f')} "
+        f"| {_fmt(tk.get('cpu_s'), '.2f')} | {tk['status']} | {tk.get('solver', '—')} | {_fmt(tk.get('peak_rss_mib'), '.0f')} "
     )
     if hs is None:
-        return left + "| — | not run | — | — |"
+        return left + "| — | — | not run | — | — |"
     diff = (
         abs(tk["value"] - hs["value"])
         if tk.get("value") is not None and hs.get("value") is not None
         else None
     )
     return (
-        left + f"| {_fmt(hs.get('time_s'), '.1f')} | {hs['status']} | {_fmt(hs.get('peak_rss_mib'), '.0f')} "
+        left
+        + f"| {_fmt(hs.get('time_s'), '.1f')} | {_fmt(hs.get('cpu_s'), '.2f')} | {hs['status']} | {_fmt(hs.get('peak_rss_mib'), '.0f')} "
         f"| {_fmt(diff, '.1e')} |"
     )
 
 
 HEADER = (
-    "| program | prior | n | m | ε | toolkit solve s | status | solver | RSS MiB | HiGHS s | HiGHS status | RSS MiB "
-    "| abs value diff |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+    "| program | prior | n | m | ε | toolkit wall s | CPU s | status | solver | RSS MiB | HiGHS wall s | CPU s "
+    "| HiGHS status | RSS MiB | abs value diff |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 )
 
 
@@ -224,6 +225,7 @@ def main() -> None:
     ap.add_argument(
         "--m3", action="store_true", help="add m = 3, n = 16, iid (0.2,0.3,0.5), PD-DP ε = 1 (toolkit)"
     )
+    ap.add_argument("--priors", nargs="+", default=list(PRIORS_M2), help="the m = 2 priors (default: both)")
     ap.add_argument("--highs-time-limit", type=float, default=600.0, help="HiGHS time_limit in seconds")
     ap.add_argument(
         "--child-timeout",
@@ -255,7 +257,7 @@ def main() -> None:
     }
     rows: list[dict] = []
     print(HEADER, flush=True)
-    for pt in points(ns, args.with_400, args.m3):
+    for pt in points(ns, args.with_400, args.m3, args.priors):
         point = {k: pt[k] for k in ("program", "prior", "n", "m", "eps_arg")}
         row = {**point, "load_average_before": os.getloadavg()}
         row["toolkit"] = run_child("toolkit", point, args.highs_time_limit, args.child_timeout)
