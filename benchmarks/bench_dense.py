@@ -6,7 +6,7 @@ Run: ``python benchmarks/bench_dense.py [--skip-plain-at-256] [--plain-timeout S
 ``--compare-256 [--eps 0.5 1 2] [--priors uniform dirichlet0]`` runs PD-DP at N = 256 (n = 8, m = 2) only: the
 toolkit's ``PDDP(prior).solve(ε, method="lp")`` against the plain model, each in its own forked process, with
 wall and CPU seconds (all threads, ``time.process_time``) that include building the model, and the ratio of the
-two (``benchmarks/results/dense_256.json``).
+two (``benchmarks/results/dense_256_<priors>.json``); ``--plain-timeout`` is then a limit on CPU seconds.
 
 Prior: Dirichlet(1, …, 1) pmf, seed 0 (an *arbitrary* prior: no symmetry to exploit).  ε = 1 for PD-DP,
 ε = ε_X + 0.5 for PD-I.  Paths:
@@ -30,6 +30,7 @@ import multiprocessing as mp
 import os
 import platform
 import resource
+import signal
 import time
 from pathlib import Path
 
@@ -190,8 +191,13 @@ def compare_prior(name: str, n: int, m: int):
     return make_prior(n, m, int(name.removeprefix("dirichlet")))
 
 
-def _compare_worker(side: str, prior_name: str, n: int, m: int, eps: float, queue) -> None:
-    """One side of one point in a forked child; wall and CPU seconds (all threads) include building the model."""
+def _compare_worker(side: str, prior_name: str, n: int, m: int, eps: float, cpu_limit: float, queue) -> None:
+    """One side of one point in a forked child; wall and CPU seconds (all threads) include building the model.
+
+    ``cpu_limit`` (CPU seconds, ``RLIMIT_CPU``) ends the child on a shared machine, where a wall-clock limit would
+    depend on the other processes' load."""
+    used = time.process_time()
+    resource.setrlimit(resource.RLIMIT_CPU, (int(used + cpu_limit) + 1, int(used + cpu_limit) + 2))
     w0, c0 = time.perf_counter(), time.process_time()
     prior = compare_prior(prior_name, n, m)
     if side == "toolkit":  # the LP forced (method="auto" answers a uniform prior by the theorem)
@@ -230,28 +236,28 @@ def _compare_worker(side: str, prior_name: str, n: int, m: int, eps: float, queu
     queue.put(out)
 
 
-def run_compare(side: str, prior_name: str, n: int, m: int, eps: float, timeout: float) -> dict:
+def run_compare(side: str, prior_name: str, n: int, m: int, eps: float, cpu_limit: float) -> dict:
     ctx = mp.get_context("fork")
     queue = ctx.Queue()
-    proc = ctx.Process(target=_compare_worker, args=(side, prior_name, n, m, eps, queue))
+    proc = ctx.Process(target=_compare_worker, args=(side, prior_name, n, m, eps, cpu_limit, queue))
     t0 = time.perf_counter()
     proc.start()
-    proc.join(timeout)
-    if proc.is_alive():
-        proc.terminate()
-        proc.join()
-        return {"status": f"timed out after {timeout:.0f} s", "wall_s": time.perf_counter() - t0}
-    return queue.get() if not queue.empty() else {"status": "crashed", "wall_s": time.perf_counter() - t0}
+    proc.join()
+    if proc.exitcode == -signal.SIGXCPU:
+        return {"status": f"CPU limit of {cpu_limit:.0f} s", "wall_s": time.perf_counter() - t0}
+    if queue.empty():
+        return {"status": f"crashed (exit {proc.exitcode})", "wall_s": time.perf_counter() - t0}
+    return queue.get()
 
 
-def compare_256(eps_list: list[float], priors: list[str], timeout: float) -> list[dict]:
+def compare_256(eps_list: list[float], priors: list[str], cpu_limit: float) -> list[dict]:
     """PD-DP at N = 256 (n = 8, m = 2): ``PDDP(prior).solve(ε, method="lp")`` against the plain CVXPY model."""
     rows: list[dict] = []
     for prior_name in priors:
         for eps in eps_list:
             row: dict = {"prior": prior_name, "eps": eps, "load_before": os.getloadavg()[0]}
             for side in ("toolkit", "plain"):
-                row[side] = run_compare(side, prior_name, 8, 2, eps, timeout)
+                row[side] = run_compare(side, prior_name, 8, 2, eps, cpu_limit)
             row["load_after"] = os.getloadavg()[0]
             tk, pl = row["toolkit"], row["plain"]
             if "value" in tk and "value" in pl:
@@ -259,7 +265,7 @@ def compare_256(eps_list: list[float], priors: list[str], timeout: float) -> lis
                 row["wall_ratio"] = pl["wall_s"] / tk["wall_s"]
                 row["value_diff_abs"] = abs(tk["value"] - pl["value"])
             rows.append(row)
-            out = Path(__file__).parent / "results" / "dense_256.json"
+            out = Path(__file__).parent / "results" / f"dense_256_{'_'.join(priors)}.json"
             out.write_text(json.dumps({"machine": {"cpus": os.cpu_count()}, "rows": rows}, indent=2))
             print(_compare_line(row), flush=True)
     return rows
