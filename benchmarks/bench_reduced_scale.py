@@ -81,6 +81,7 @@ def child_toolkit(point: dict) -> dict:
         "lower": float(res.bounds.lower),
         "upper": float(res.bounds.upper),
         "solver": res.stats.solver,
+        "attempts": [list(a) for a in res.stats.attempts],
         "peak_rss_mib": _peak_rss_mib(),
     }
 
