@@ -1,6 +1,6 @@
 """Scale benchmark of the reduced PD-DP / PD-I: the toolkit against one plain HiGHS call on the same LP.
 
-Run: ``python benchmarks/bench_reduced_scale.py [--quick] [--n 30 50 …] [--with-400] [--m3]
+Run: ``python benchmarks/bench_reduced_scale.py [--quick] [--n 30 50 …] [--priors …] [--with-400] [--m3]
 [--highs-time-limit 600]``.  Prints a markdown table and writes ``benchmarks/results/reduced_scale.json``
 (rewritten atomically after every point, so an interrupted run leaves the points done so far).
 
@@ -20,7 +20,9 @@ that side's own:
   reported apart), its status and objective.  HiGHS's objective is not certified; |Δ value| is the difference
   of the two values.
 
-The machine's load average is recorded with every point: times on a shared machine are indicative only.
+Each side also records its CPU seconds (``time.process_time`` of the call, all threads), the comparison to use on a
+shared machine; the machine's load average is recorded with every point.  HiGHS's ``time_limit`` counts wall
+seconds, so under load it stops HiGHS after fewer CPU seconds.
 """
 
 from __future__ import annotations
