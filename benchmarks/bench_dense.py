@@ -1,7 +1,12 @@
 """Dense PD-DP / PD-I linear programs: four ways of solving them side by side.
 
-Run: ``/work/venv/bin/python benchmarks/bench_dense.py [--skip-plain-at-256] [--plain-timeout S] [--quick]
+Run: ``python benchmarks/bench_dense.py [--skip-plain-at-256] [--plain-timeout S] [--quick]
 [--largest]``.  Prints a markdown table and writes ``benchmarks/results/dense.json``.
+
+``--compare-256 [--eps 0.5 1 2] [--priors uniform dirichlet0]`` runs PD-DP at N = 256 (n = 8, m = 2) only: the
+toolkit's ``PDDP(prior).solve(ε, method="lp")`` against the plain model, each in its own forked process, with
+wall and CPU seconds (all threads, ``time.process_time``) that include building the model, and the ratio of the
+two (``benchmarks/results/dense_256_<priors>.json``); ``--plain-timeout`` is then a limit on CPU seconds.
 
 Prior: Dirichlet(1, …, 1) pmf, seed 0 (an *arbitrary* prior: no symmetry to exploit).  ε = 1 for PD-DP,
 ε = ε_X + 0.5 for PD-I.  Paths:
@@ -25,6 +30,7 @@ import multiprocessing as mp
 import os
 import platform
 import resource
+import signal
 import time
 from pathlib import Path
 
@@ -172,6 +178,115 @@ def curve_timing(points: int = 30) -> dict:
     return out
 
 
+# ------------------------------------------------------------------ PD-DP at N = 256: toolkit against plain
+COMPARE_PRIORS = ("uniform", "dirichlet0")
+
+
+def compare_prior(name: str, n: int, m: int):
+    """``uniform`` or ``dirichlet<seed>`` (Dirichlet(1, …, 1) pmf with that seed) on Dⁿ."""
+    from problems.priors import uniform
+
+    if name == "uniform":
+        return uniform(DatabaseSpace(n, m))
+    return make_prior(n, m, int(name.removeprefix("dirichlet")))
+
+
+def _compare_worker(side: str, prior_name: str, n: int, m: int, eps: float, cpu_limit: float, queue) -> None:
+    """One side of one point in a forked child; wall and CPU seconds (all threads) include building the model.
+
+    ``cpu_limit`` (CPU seconds, ``RLIMIT_CPU``) ends the child on a shared machine, where a wall-clock limit would
+    depend on the other processes' load."""
+    used = time.process_time()
+    resource.setrlimit(resource.RLIMIT_CPU, (int(used + cpu_limit) + 1, int(used + cpu_limit) + 2))
+    w0, c0 = time.perf_counter(), time.process_time()
+    prior = compare_prior(prior_name, n, m)
+    if side == "toolkit":  # the LP forced (method="auto" answers a uniform prior by the theorem)
+        sol = PDDP(prior).solve(eps, method="lp")
+        out = {
+            "value": float(sol.value),
+            "status": str(sol.status),
+            "bounds": [sol.bounds.lower, sol.bounds.upper],
+            "solver": sol.stats.solver,
+            "iterations": sol.stats.iterations,
+        }
+    else:
+        import cvxpy as cp
+
+        prog = PDDP(prior)
+        lp = prog.lp
+        N, lay = lp.N, lp.spec.dense
+        Z = cp.Variable((N, N))
+        r = float(np.exp(eps))
+        pi, pj = lp.pairs
+        cons = [Z[pi[p], :] <= r * float(lay.kappa[p]) * Z[pj[p], :] for p in range(pi.size)]
+        cons += [cp.sum(Z, axis=1) == lp.spec.b, Z >= 0]
+        problem = cp.Problem(cp.Minimize(cp.sum(cp.multiply(lp.spec.c.reshape(N, N), Z))), cons)
+        problem.solve(
+            solver="CLARABEL", tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10, tol_ktratio=1e-8
+        )
+        out = {
+            "value": float(problem.value),
+            "status": problem.status,
+            "iterations": problem.solver_stats.num_iters,
+            "clarabel_s": float(problem.solver_stats.solve_time or 0.0),
+        }
+    out["wall_s"] = time.perf_counter() - w0
+    out["cpu_s"] = time.process_time() - c0
+    out["peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    queue.put(out)
+
+
+def run_compare(side: str, prior_name: str, n: int, m: int, eps: float, cpu_limit: float) -> dict:
+    ctx = mp.get_context("fork")
+    queue = ctx.Queue()
+    proc = ctx.Process(target=_compare_worker, args=(side, prior_name, n, m, eps, cpu_limit, queue))
+    t0 = time.perf_counter()
+    proc.start()
+    proc.join()
+    if proc.exitcode == -signal.SIGXCPU:
+        return {"status": f"CPU limit of {cpu_limit:.0f} s", "wall_s": time.perf_counter() - t0}
+    if queue.empty():
+        return {"status": f"crashed (exit {proc.exitcode})", "wall_s": time.perf_counter() - t0}
+    return queue.get()
+
+
+def compare_256(eps_list: list[float], priors: list[str], cpu_limit: float) -> list[dict]:
+    """PD-DP at N = 256 (n = 8, m = 2): ``PDDP(prior).solve(ε, method="lp")`` against the plain CVXPY model."""
+    rows: list[dict] = []
+    for prior_name in priors:
+        for eps in eps_list:
+            row: dict = {"prior": prior_name, "eps": eps, "load_before": os.getloadavg()[0]}
+            for side in ("toolkit", "plain"):
+                row[side] = run_compare(side, prior_name, 8, 2, eps, cpu_limit)
+            row["load_after"] = os.getloadavg()[0]
+            tk, pl = row["toolkit"], row["plain"]
+            if "value" in tk and "value" in pl:
+                row["cpu_ratio"] = pl["cpu_s"] / tk["cpu_s"]
+                row["wall_ratio"] = pl["wall_s"] / tk["wall_s"]
+                row["value_diff_abs"] = abs(tk["value"] - pl["value"])
+            rows.append(row)
+            out = Path(__file__).parent / "results" / f"dense_256_{'_'.join(priors)}.json"
+            out.write_text(json.dumps({"machine": {"cpus": os.cpu_count()}, "rows": rows}, indent=2))
+            print(_compare_line(row), flush=True)
+    return rows
+
+
+def _compare_line(row: dict) -> str:
+    tk, pl = row["toolkit"], row["plain"]
+
+    def side(d: dict) -> str:
+        if "value" not in d:
+            return f"{d['status']} | — | — "
+        return f"{d['cpu_s']:.1f} | {d['wall_s']:.1f} | {d['status']} "
+
+    ratio = f"{row['cpu_ratio']:.1f}× / {row['wall_ratio']:.1f}×" if "cpu_ratio" in row else "—"
+    diff = f"{row['value_diff_abs']:.1e}" if "value_diff_abs" in row else "—"
+    return (
+        f"| {row['prior']} | {row['eps']:g} | {side(tk)}| {side(pl)}| {ratio} | {diff} "
+        f"| {row['load_before']:.1f}–{row['load_after']:.1f} |"
+    )
+
+
 def _write(result: dict) -> None:
     out = Path(__file__).parent / "results" / "dense.json"
     out.parent.mkdir(exist_ok=True)
@@ -190,7 +305,22 @@ def main() -> None:
     ap.add_argument(
         "--largest", action="store_true", help="also try N = 512 (n=9, m=2) with the structured path"
     )
+    ap.add_argument(
+        "--compare-256",
+        action="store_true",
+        help="only PD-DP at N = 256: the toolkit's LP against the plain model, CPU and wall, per prior and ε",
+    )
+    ap.add_argument("--eps", type=float, nargs="+", default=[0.5, 1.0, 2.0], help="ε of --compare-256")
+    ap.add_argument("--priors", nargs="+", default=list(COMPARE_PRIORS), help="priors of --compare-256")
     args = ap.parse_args()
+    if args.compare_256:
+        print(
+            "| prior | ε | toolkit CPU s | wall s | status | plain CPU s | wall s | status | plain/toolkit (CPU / wall) "
+            "| \\|Δ value\\| | load |\n|---|---|---|---|---|---|---|---|---|---|---|",
+            flush=True,
+        )
+        compare_256(args.eps, args.priors, args.plain_timeout)
+        return
     sizes = [(4, 3)] if args.quick else [(4, 3), (8, 2)]
     rows = []
     for n, m in sizes:

@@ -1,6 +1,6 @@
 """Scale benchmark of the reduced PD-DP / PD-I: the toolkit against one plain HiGHS call on the same LP.
 
-Run: ``python benchmarks/bench_reduced_scale.py [--quick] [--n 30 50 …] [--with-400] [--m3]
+Run: ``python benchmarks/bench_reduced_scale.py [--quick] [--n 30 50 …] [--priors …] [--with-400] [--m3]
 [--highs-time-limit 600]``.  Prints a markdown table and writes ``benchmarks/results/reduced_scale.json``
 (rewritten atomically after every point, so an interrupted run leaves the points done so far).
 
@@ -20,7 +20,9 @@ that side's own:
   reported apart), its status and objective.  HiGHS's objective is not certified; |Δ value| is the difference
   of the two values.
 
-The machine's load average is recorded with every point: times on a shared machine are indicative only.
+Each side also records its CPU seconds (``time.process_time`` of the call, all threads), the comparison to use on a
+shared machine; the machine's load average is recorded with every point.  HiGHS's ``time_limit`` counts wall
+seconds, so under load it stops HiGHS after fewer CPU seconds.
 """
 
 from __future__ import annotations
@@ -65,9 +67,9 @@ def child_toolkit(point: dict) -> dict:
     t0 = time.perf_counter()
     prog, eps = _program(point)
     build = time.perf_counter() - t0
-    t1 = time.perf_counter()
+    t1, c1 = time.perf_counter(), time.process_time()
     res = prog.solve(eps, method="lp")
-    solve = time.perf_counter() - t1
+    solve, cpu = time.perf_counter() - t1, time.process_time() - c1
     return {
         "eps": eps,
         "variables": int(prog.lp.K),
@@ -75,11 +77,13 @@ def child_toolkit(point: dict) -> dict:
         "build_s": build,
         "solve_s": solve,
         "time_s": solve,
+        "cpu_s": cpu,
         "status": str(res.status),
         "value": float(res.value),
         "lower": float(res.bounds.lower),
         "upper": float(res.bounds.upper),
         "solver": res.stats.solver,
+        "attempts": [list(a) for a in res.stats.attempts],
         "peak_rss_mib": _peak_rss_mib(),
     }
 
@@ -98,7 +102,7 @@ def child_highs(point: dict, time_limit: float) -> dict:
     vals = np.concatenate([np.ones(P), -np.exp(eps + spec.log_kappa)])
     G = sp.csr_matrix((vals, (rows, cols)), shape=(P, spec.K))
     build = time.perf_counter() - t0
-    t1 = time.perf_counter()
+    t1, c1 = time.perf_counter(), time.process_time()
     res = linprog(
         spec.c,
         A_ub=G,
@@ -109,7 +113,7 @@ def child_highs(point: dict, time_limit: float) -> dict:
         method="highs",
         options={"time_limit": float(time_limit)},
     )
-    solve = time.perf_counter() - t1
+    solve, cpu = time.perf_counter() - t1, time.process_time() - c1
     status = {0: "optimal", 1: "time/iteration limit", 2: "infeasible", 3: "unbounded"}.get(
         res.status, "numerical difficulties"
     )  # scipy's status 4 also covers HiGHS model statuses it does not name (the message keeps the code)
@@ -119,6 +123,7 @@ def child_highs(point: dict, time_limit: float) -> dict:
         "ratio_rows": int(P),
         "build_s": build,
         "time_s": solve,
+        "cpu_s": cpu,
         "status": status,
         "scipy_status": int(res.status),
         "message": str(res.message),
@@ -165,10 +170,10 @@ def _write(path: Path, meta: dict, rows: list[dict]) -> None:
         raise
 
 
-def points(ns, with_400: bool, m3: bool) -> list[dict]:
+def points(ns, with_400: bool, m3: bool, priors=PRIORS_M2) -> list[dict]:
     out = []
     for n in ns:
-        for prior in PRIORS_M2:
+        for prior in priors:
             for program, eps_arg in SETTINGS:
                 out.append(
                     {"program": program, "prior": prior, "n": n, "m": 2, "eps_arg": eps_arg, "highs": True}
@@ -193,24 +198,25 @@ def table_row(r: dict) -> str:
     eps = tk.get("eps", hs.get("eps") if hs else None)
     left = (
         f"| {r['program']} | {r['prior']} | {r['n']} | {r['m']} | {_fmt(eps, '.4g')} | {_fmt(tk.get('time_s'), '.1f')} "
-        f"| {tk['status']} | {tk.get('solver', '—')} | {_fmt(tk.get('peak_rss_mib'), '.0f')} "
+        f"| {_fmt(tk.get('cpu_s'), '.2f')} | {tk['status']} | {tk.get('solver', '—')} | {_fmt(tk.get('peak_rss_mib'), '.0f')} "
     )
     if hs is None:
-        return left + "| — | not run | — | — |"
+        return left + "| — | — | not run | — | — |"
     diff = (
         abs(tk["value"] - hs["value"])
         if tk.get("value") is not None and hs.get("value") is not None
         else None
     )
     return (
-        left + f"| {_fmt(hs.get('time_s'), '.1f')} | {hs['status']} | {_fmt(hs.get('peak_rss_mib'), '.0f')} "
+        left
+        + f"| {_fmt(hs.get('time_s'), '.1f')} | {_fmt(hs.get('cpu_s'), '.2f')} | {hs['status']} | {_fmt(hs.get('peak_rss_mib'), '.0f')} "
         f"| {_fmt(diff, '.1e')} |"
     )
 
 
 HEADER = (
-    "| program | prior | n | m | ε | toolkit solve s | status | solver | RSS MiB | HiGHS s | HiGHS status | RSS MiB "
-    "| abs value diff |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+    "| program | prior | n | m | ε | toolkit wall s | CPU s | status | solver | RSS MiB | HiGHS wall s | CPU s "
+    "| HiGHS status | RSS MiB | abs value diff |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 )
 
 
@@ -222,6 +228,7 @@ def main() -> None:
     ap.add_argument(
         "--m3", action="store_true", help="add m = 3, n = 16, iid (0.2,0.3,0.5), PD-DP ε = 1 (toolkit)"
     )
+    ap.add_argument("--priors", nargs="+", default=list(PRIORS_M2), help="the m = 2 priors (default: both)")
     ap.add_argument("--highs-time-limit", type=float, default=600.0, help="HiGHS time_limit in seconds")
     ap.add_argument(
         "--child-timeout",
@@ -253,7 +260,7 @@ def main() -> None:
     }
     rows: list[dict] = []
     print(HEADER, flush=True)
-    for pt in points(ns, args.with_400, args.m3):
+    for pt in points(ns, args.with_400, args.m3, args.priors):
         point = {k: pt[k] for k in ("program", "prior", "n", "m", "eps_arg")}
         row = {**point, "load_average_before": os.getloadavg()}
         row["toolkit"] = run_child("toolkit", point, args.highs_time_limit, args.child_timeout)
