@@ -194,7 +194,7 @@ class _Newton:
         rp: np.ndarray | None,
         rg: np.ndarray | None,
         rs: np.ndarray,
-        rl: np.ndarray,
+        rl: np.ndarray | None,
     ) -> list[np.ndarray]:
         """One unrefined Newton solve (``None`` stands for a zero residual); blocks of columns in parallel."""
         data, fac, w = self.data, self.fac, self.w
@@ -202,11 +202,16 @@ class _Newton:
         Hf = np.empty_like(rs)
 
         def stage1(c: slice) -> np.ndarray:
-            t = rl[c] / w[c]
+            t = None if rl is None else rl[c] / w[c]
             if rg is not None:
-                t += self.D[c] * rg[c]
+                if t is None:
+                    t = self.D[c] * rg[c]
+                else:
+                    t += self.D[c] * rg[c]
             fc = rs[c] / self.zt[c] if self.bounded else np.zeros_like(rs[c])
-            fc -= data.GT(t)
+            if t is not None:
+                fc -= data.GT(t)
+            del t
             if rd is not None:
                 fc -= rd[c]
             f[c] = fc
@@ -217,8 +222,10 @@ class _Newton:
             rhs1 = rhs1 + rp  # Σ_y Δz_y = −r_p
         dnu, tt = fac.coupling(rhs1, f)
         dz = np.empty_like(rs)
-        dw = np.empty_like(rl)
-        dlam = np.empty_like(rl)
+        single = len(self.chunks) == 1
+        whole: list[np.ndarray] = []
+        dw = np.empty(0) if single else np.empty_like(self.w)
+        dlam = np.empty(0) if single else np.empty_like(self.w)
         ds = np.empty_like(rs)
         e1 = None if self.bounded else np.empty_like(rs)
 
@@ -229,12 +236,22 @@ class _Newton:
         fac.border(dz, tt)
 
         def stage3(c: slice) -> None:
-            dwc = -data.G(dz[c])
+            dwc = data.G(dz[c])
+            np.negative(dwc, out=dwc)
             if rg is not None:
                 dwc -= rg[c]
-            dw[c] = dwc
-            dlam[c] = (rl[c] - self.lam[c] * dwc) / w[c]
-            dsc = data.GT(dlam[c])
+            dlc = self.lam[c] * dwc
+            if rl is None:
+                np.negative(dlc, out=dlc)
+            else:
+                np.subtract(rl[c], dlc, out=dlc)  # (r_λ − λΔw)/w, in place
+            dlc /= w[c]
+            if single:  # the whole vector: keep the arrays (no copies into dw, dlam)
+                whole[:] = [dwc, dlc]
+            else:
+                dw[c] = dwc
+                dlam[c] = dlc
+            dsc = data.GT(dlc)
             dsc += data.AT(dnu)
             if rd is not None:
                 dsc += rd[c]
@@ -246,6 +263,8 @@ class _Newton:
                 e1[c] = dsc
 
         self._map(stage3, self.chunks)
+        if single:
+            dw, dlam = whole
         self.e1 = e1
         return [dz, dw, dnu, dlam, ds]
 
@@ -279,7 +298,7 @@ class _Newton:
             if err < self.refine_tol or err > self.refine_contraction * err_old:
                 break
             err_old = err
-            corr = self.raw(e1, -e2, None, e5, np.zeros_like(r_l))
+            corr = self.raw(e1, -e2, None, e5, None)
             for x, y in zip(d, corr):  # in place: d's arrays are this method's own (fewer P-sized copies)
                 x += y
             del corr
@@ -312,7 +331,6 @@ class _Newton:
         reduces the error by less than the contraction factor, or after ``refine_steps`` solves.
         """
         nz = self.zt.size
-        rl0 = np.zeros_like(self.w)
         inv_s = 1.0 / scale_s
 
         def pack(e5: np.ndarray, e2: np.ndarray) -> np.ndarray:
@@ -343,9 +361,10 @@ class _Newton:
             k = 0
             for j in range(m):
                 e5, e2 = V[j][:nz] * scale_s, V[j][nz:] * self.bnorm
-                c = self.raw(None, -e2, None, e5, rl0)
+                c = self.raw(None, -e2, None, e5, None)
                 solves += 1
                 Z.append((c[0], c[4], c[2]))
+                c[1] = c[3] = None  # Δw, Δλ follow from Δz
                 left5, left2 = self._residual(c, -e2, e5)
                 wv = V[j] - pack(left5, left2)  # K c_j in the weights
                 del c, left5, left2
@@ -373,11 +392,14 @@ class _Newton:
                 V.append(wv / hn)
             y = sla.solve_triangular(H[:k, :k], g[:k], check_finite=False)
             dz, ds, dnu = (sum(yj * z[t] for yj, z in zip(y, Z)) for t in range(3))
-            dw = -self.data.G(dz)
+            dw = self.data.G(dz)
+            np.negative(dw, out=dw)
             d[0] += dz
             d[1] += dw
             d[2] += dnu
-            d[3] -= self.lam * dw / self.w
+            dw *= self.lam  # λΔw/w, in place
+            dw /= self.w
+            d[3] -= dw
             d[4] += ds
             del V, Z, dz, ds, dnu, dw
         return tuple(d)
@@ -410,8 +432,10 @@ def _centrality_correctors(
         return _steps(zt, w, lam, s, d, newton.bounded)
 
     def push(v: np.ndarray) -> np.ndarray:
-        t = np.where(v < lo, lo - v, 0.0)
-        return np.where(v > hi, np.maximum(hi - v, -hi), t)
+        out = np.where(v < lo, lo - v, 0.0)
+        big = v > hi  # few entries: written in place (fewer full-length temporaries)
+        out[big] = np.maximum(hi - v[big], -hi)
+        return out
 
     ap, ad = steps(direction)
     kept = 0
@@ -420,9 +444,9 @@ def _centrality_correctors(
             break
         tp, td = min(1.0, MCC_STRETCH * ap + MCC_PLUS), min(1.0, MCC_STRETCH * ad + MCC_PLUS)
         dz, dw, dnu, dlam, ds = direction
-        vz = (zt + tp * dz) * (s + td * ds)
-        vw = (w + tp * dw) * (lam + td * dlam)
-        corr = newton.solve(push(vz), push(vw), homogeneous=True, refine=refine)
+        vz = push((zt + tp * dz) * (s + td * ds))
+        vw = push((w + tp * dw) * (lam + td * dlam))
+        corr = newton.solve(vz, vw, homogeneous=True, refine=refine)
         del vz, vw
         for x, y in zip(corr, direction):  # the trial direction, built in the corrector's own arrays
             x += y
@@ -474,10 +498,10 @@ def solve_block_angular(
     pool = ThreadPoolExecutor(threads) if threads > 1 else None
     try:
         for it in range(max_iter + 1):
-            Gz = data.G(zt)
+            r_g = data.G(zt)
+            r_g += w
             r_d = ct + data.AT(nu) + data.GT(lam) - s
             r_p = data.A(zt) - b
-            r_g = Gz + w
             comp = float(np.sum(zt * s) + np.sum(w * lam))
             mu = comp / n_comp
             pobj = float(np.sum(ct * zt))
@@ -517,6 +541,7 @@ def solve_block_angular(
                     reg = scale * (1e-14 if reg == 0.0 else 100 * reg / scale)
             if fac is None:
                 break
+            del off  # in the factorisation now
 
             newton_sys = _Newton(data, fac, zt, w, lam, s, D, r_d, r_p, r_g, mu, bnorm, pool)
             newton = newton_sys.solve
@@ -534,11 +559,12 @@ def solve_block_angular(
                 / n_comp
             )
             sigma = min(SIGMA_MAX, (mu_aff / mu) ** SIGMA_POWER) if mu > 0 else 0.0
-            # corrector
-            dz, dw, dnu, dlam, ds = newton(
-                sigma * mu - s * zt - dz * ds,
-                sigma * mu - lam * w - dw * dlam,
-            )
+            # corrector (the predictor is freed before its solve: peak memory)
+            rs_c = sigma * mu - s * zt - dz * ds
+            rl_c = sigma * mu - lam * w - dw * dlam
+            del dz, dw, dnu, dlam, ds
+            dz, dw, dnu, dlam, ds = newton(rs_c, rl_c)
+            del rs_c, rl_c
             kept = 0
             if max_correctors > 0:
                 (dz, dw, dnu, dlam, ds), kept = _centrality_correctors(
@@ -554,6 +580,9 @@ def solve_block_angular(
             nu = nu + ad * dnu
             lam = lam + ad * dlam
             s = s + ad * ds
+            # free this iteration's factorisation and directions before the next one's (peak memory: at m = 2,
+            # n = 200 the banded factors take 0.7 GB and a direction's ratio-row parts 88 MB)
+            del newton_sys, newton, fac, dz, dw, dnu, dlam, ds, D, E, diag, defl
             if min(ap, ad) < 1e-12:
                 last = f"step length collapsed at iteration {it}"
                 break

@@ -96,7 +96,9 @@ class Layers:
         keep = np.flatnonzero(g[src] > g[dst])
         col = g[dst[keep]] - starts[rblock[keep]]
         self.off_rows = keep
-        self.off_pos = self.store_offsets[rblock[keep]] + col * (kd[rblock[keep]] + 1) + (hi - lo)[keep]
+        off_pos = self.store_offsets[rblock[keep]] + col * (kd[rblock[keep]] + 1) + (hi - lo)[keep]
+        # 32-bit positions where the band storage allows (a P/2-vector: 11 MB instead of 22 at m = 2, n = 200)
+        self.off_pos = off_pos.astype(np.int32) if self.store_offsets[-1] < 2**31 - 1 else off_pos
         # per block: the layer of each local variable and where each layer starts (for A_bᵀ and the staircase)
         lay_sorted = var_layer[gorder]
         self.block_layers = []
@@ -123,7 +125,7 @@ class LayeredFactor:
         self.shifted = 0
         buf = np.zeros(int(lay.store_offsets[-1]))
         buf[lay.diag_pos] = diag[lay.gorder]
-        buf[lay.off_pos] = off[lay.off_rows]
+        buf[lay.off_pos] = off  # one entry per unordered pair of the ratio rows, in the order of off_pos
         self.buf = buf
         self.factors: list[np.ndarray] = [np.empty((0, 0))] * lay.nblocks
 

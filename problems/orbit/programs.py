@@ -347,6 +347,8 @@ class _PriorProgram(_Base):
                 eps_min=getattr(self, "eps_X", 0.0),
                 constant=self._constant_u(),
             )
+            del mv, lk
+            J.__dict__.pop("moves", None)  # the LP keeps what it needs (m = 2, n = 200: 83–124 MB of moves)
         if self.backend == "auto":
             self.backend = choose_backend(self.reduction, sym.m, self.lp.K)
         self.setup_time = time.perf_counter() - start
