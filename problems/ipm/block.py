@@ -213,16 +213,20 @@ class RaggedBlockSystem:
             r1 = lay.off_rows
             r2 = self.rev[r1]
             self._off_rows = (r1.astype(index), r2.astype(index))
-            self._off_prod = (self.offprod[r1], self.offprod[r2])
             lay.off_rows = None
             # the row scaling g_p = 1/max(1, rκ_p) is recomputed from the caller's κ when unscaling
             self._kappa = np.asarray(kappa, dtype=float)
             self.row_scale = self.a_i = self.a_j = self.offprod = self.rev = None
             del pi, pj, r1, r2
-        # linking rows
-        self.Acsr = Ap.tocsr()
-        self.AcscT = Ap.T.tocsr()
+        # linking rows: layered blocks have one unit entry per variable, in the row ``_layer[i]`` (A u is a
+        # bincount, Aᵀν a gather: the same sums in the same order as the sparse products, without the matrices)
         self.E = Ap.shape[0]
+        if lay is None:
+            self.Acsr = Ap.tocsr()
+            self.AcscT = Ap.T.tocsr()
+        else:
+            self._layer = Cs.indices.astype(index)
+            self.order, self.pos = order.astype(index), pos.astype(index)
         self.b = np.asarray(b, dtype=float)
         self.cost_scale = float(np.max(np.abs(c))) or 1.0
         self.ct = c[order] / self.cost_scale
@@ -255,8 +259,12 @@ class RaggedBlockSystem:
     # --- protocol of solve_block_angular
     def start(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """u spread over each linking row (Au = b when every column has one entry), slacks and multipliers 1."""
-        row_len = np.asarray(np.abs(self.Acsr).sum(axis=1)).ravel()
-        col_row = np.asarray(self.AcscT.argmax(axis=1)).ravel()
+        if self.layers is not None:
+            row_len = np.bincount(self._layer, minlength=self.E).astype(float)
+            col_row = self._layer
+        else:
+            row_len = np.asarray(np.abs(self.Acsr).sum(axis=1)).ravel()
+            col_row = np.asarray(self.AcscT.argmax(axis=1)).ravel()
         u = np.abs(self.b[col_row]) / np.maximum(row_len[col_row], 1e-300)
         u = np.where(u > 0, u, 1.0 / self.K)
         w = np.maximum(-self.G(u), 0.0) + float(np.mean(u))
@@ -264,9 +272,13 @@ class RaggedBlockSystem:
         return u, w, np.ones(self.P), s, np.zeros(self.E)
 
     def A(self, u: np.ndarray) -> np.ndarray:
+        if self.layers is not None:
+            return np.bincount(self._layer, weights=u, minlength=self.E)
         return self.Acsr @ u
 
     def AT(self, nu: np.ndarray) -> np.ndarray:
+        if self.layers is not None:
+            return nu[self._layer]
         return self.AcscT @ nu
 
     def chunks(self, k: int) -> list[slice]:
@@ -289,14 +301,21 @@ class RaggedBlockSystem:
             squares = sp.csr_matrix((G.data**2, G.indices, G.indptr), shape=G.shape)
             diag = squares @ D + E
             del squares
-            (r1, r2), (o1, o2) = self._off_rows, self._off_prod
-            return diag, o1 * D[r1] + o2 * D[r2]
+            r1, r2 = self._off_rows
+            return diag, self._offprod(r1) * D[r1] + self._offprod(r2) * D[r2]
         diag = self.G0sqT @ D + E
         off = self.offprod * D
         return diag, off + off[self.rev]
 
+    def _offprod(self, rows: np.ndarray) -> np.ndarray:
+        """a_i a_j = g · (−rκ g) of the scaled ratio rows ``rows`` (system order), as scaled_ratio_rows has it."""
+        coef = -self.r * self._kappa[self.rorder[rows]]
+        g = 1.0 / np.maximum(1.0, np.abs(coef))
+        return g * (coef * g)
+
     def factor(self, diag, off, threads, deflation, pool=None):  # noqa: ANN001, ANN201
         if self.layers is not None:
+            _release_free_heap()  # the previous iteration's temporaries, before the largest allocation
             return LayeredFactor(self.layers, diag, off, self.A, self.AT, pool)
         if self.sparse:
             if self._live is not None:  # the previous iteration's factors are no longer used: free them first

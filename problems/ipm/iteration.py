@@ -171,7 +171,9 @@ class _Newton:
 
     def __init__(self, data, fac, zt, w, lam, s, D, r_d, r_p, r_g, mu, bnorm, pool=None) -> None:  # noqa: ANN001
         self.data, self.fac = data, fac
-        self.zt, self.w, self.lam, self.s, self.D = zt, w, lam, s, D
+        self.zt, self.w, self.lam, self.s = zt, w, lam, s
+        # D∘r_g, the only use of D here (one P-vector instead of a product per solve)
+        self.Drg = D * r_g
         self.r_d, self.r_p, self.r_g, self.mu, self.bnorm = r_d, r_p, r_g, mu, bnorm
         self.refine_tol = REFINE_TOL
         # a block system may ask for longer refinement (its normal equations are solved less accurately)
@@ -195,8 +197,11 @@ class _Newton:
         rg: np.ndarray | None,
         rs: np.ndarray,
         rl: np.ndarray | None,
+        keep_dw: bool = True,
     ) -> list[np.ndarray]:
-        """One unrefined Newton solve (``None`` stands for a zero residual); blocks of columns in parallel."""
+        """One unrefined Newton solve (``None`` stands for a zero residual); blocks of columns in parallel.
+
+        ``keep_dw=False`` (one chunk only) returns None for Δw and Δλ: Δλ is formed in Δw's array."""
         data, fac, w = self.data, self.fac, self.w
         f = np.empty_like(rs)
         Hf = np.empty_like(rs)
@@ -205,9 +210,9 @@ class _Newton:
             t = None if rl is None else rl[c] / w[c]
             if rg is not None:
                 if t is None:
-                    t = self.D[c] * rg[c]
+                    t = self.Drg[c].copy()
                 else:
-                    t += self.D[c] * rg[c]
+                    t += self.Drg[c]
             fc = rs[c] / self.zt[c] if self.bounded else np.zeros_like(rs[c])
             if t is not None:
                 fc -= data.GT(t)
@@ -240,7 +245,7 @@ class _Newton:
             np.negative(dwc, out=dwc)
             if rg is not None:
                 dwc -= rg[c]
-            dlc = self.lam[c] * dwc
+            dlc = self.lam[c] * dwc if keep_dw or not single else np.multiply(self.lam, dwc, out=dwc)
             if rl is None:
                 np.negative(dlc, out=dlc)
             else:
@@ -264,14 +269,22 @@ class _Newton:
 
         self._map(stage3, self.chunks)
         if single:
-            dw, dlam = whole
+            dw, dlam = whole if keep_dw else (None, None)
         self.e1 = e1
         return [dz, dw, dnu, dlam, ds]
 
     def solve(
-        self, r_s: np.ndarray, r_l: np.ndarray, *, homogeneous: bool = False, refine: bool = True
+        self,
+        r_s: np.ndarray,
+        r_l: np.ndarray | list[np.ndarray],
+        *,
+        homogeneous: bool = False,
+        refine: bool = True,
     ) -> tuple[np.ndarray, ...]:
         """Newton direction for the complementarity right-hand sides (r_s, r_l).
+
+        ``r_l`` may be handed over as a one-element list, which is emptied: the array is then freed as soon as
+        the unrefined solve has read it (peak memory: the refinement does not need it).
 
         ``homogeneous=True`` solves with zero feasibility residuals (a centrality corrector's system);
         ``refine=False`` skips iterative refinement (directions used only for centring or step prediction).
@@ -280,7 +293,10 @@ class _Newton:
             r_d = r_p = r_g = None
         else:
             r_d, r_p, r_g = self.r_d, self.r_p, self.r_g
+        if isinstance(r_l, list):
+            r_l = r_l.pop()
         d = self.raw(r_d, r_p, r_g, r_s, r_l)
+        del r_l
         if not refine:
             return tuple(d)
         scale_s = np.maximum(np.abs(r_s), self.mu)
@@ -361,10 +377,9 @@ class _Newton:
             k = 0
             for j in range(m):
                 e5, e2 = V[j][:nz] * scale_s, V[j][nz:] * self.bnorm
-                c = self.raw(None, -e2, None, e5, None)
+                c = self.raw(None, -e2, None, e5, None, keep_dw=False)  # Δw, Δλ follow from Δz
                 solves += 1
                 Z.append((c[0], c[4], c[2]))
-                c[1] = c[3] = None  # Δw, Δλ follow from Δz
                 left5, left2 = self._residual(c, -e2, e5)
                 wv = V[j] - pack(left5, left2)  # K c_j in the weights
                 del c, left5, left2
@@ -445,9 +460,9 @@ def _centrality_correctors(
         tp, td = min(1.0, MCC_STRETCH * ap + MCC_PLUS), min(1.0, MCC_STRETCH * ad + MCC_PLUS)
         dz, dw, dnu, dlam, ds = direction
         vz = push((zt + tp * dz) * (s + td * ds))
-        vw = push((w + tp * dw) * (lam + td * dlam))
+        vw = [push((w + tp * dw) * (lam + td * dlam))]  # handed over
         corr = newton.solve(vz, vw, homogeneous=True, refine=refine)
-        del vz, vw
+        del vz
         for x, y in zip(corr, direction):  # the trial direction, built in the corrector's own arrays
             x += y
         trial = corr
@@ -544,6 +559,7 @@ def solve_block_angular(
             del off  # in the factorisation now
 
             newton_sys = _Newton(data, fac, zt, w, lam, s, D, r_d, r_p, r_g, mu, bnorm, pool)
+            del D  # the Newton solves keep D∘r_g only
             newton = newton_sys.solve
             # early on the unrefined directions are accurate to ~1e-10 relative: predictor and centrality
             # correctors skip refinement until deflation starts (where cancellation sets in).  (Refining only the
@@ -561,10 +577,10 @@ def solve_block_angular(
             sigma = min(SIGMA_MAX, (mu_aff / mu) ** SIGMA_POWER) if mu > 0 else 0.0
             # corrector (the predictor is freed before its solve: peak memory)
             rs_c = sigma * mu - s * zt - dz * ds
-            rl_c = sigma * mu - lam * w - dw * dlam
+            rl_c = [sigma * mu - lam * w - dw * dlam]  # handed over (freed after the unrefined solve)
             del dz, dw, dnu, dlam, ds
             dz, dw, dnu, dlam, ds = newton(rs_c, rl_c)
-            del rs_c, rl_c
+            del rs_c
             kept = 0
             if max_correctors > 0:
                 (dz, dw, dnu, dlam, ds), kept = _centrality_correctors(
@@ -582,7 +598,7 @@ def solve_block_angular(
             s = s + ad * ds
             # free this iteration's factorisation and directions before the next one's (peak memory: at m = 2,
             # n = 200 the banded factors take 0.7 GB and a direction's ratio-row parts 88 MB)
-            del newton_sys, newton, fac, dz, dw, dnu, dlam, ds, D, E, diag, defl
+            del newton_sys, newton, fac, dz, dw, dnu, dlam, ds, E, diag, defl
             if min(ap, ad) < 1e-12:
                 last = f"step length collapsed at iteration {it}"
                 break
