@@ -45,7 +45,6 @@ toolkit's own KKT check of the reduced LP (:meth:`ReducedLP.certificate
 
 from __future__ import annotations
 
-import ctypes
 import time
 from collections.abc import Callable
 
@@ -56,7 +55,7 @@ from scipy.sparse.csgraph import connected_components
 
 from ..errors import InvalidInputError, ProblemTooLargeError, SolverFailedError
 from .iteration import BLAS_THREADS, SOLVER_NAME, schur_cholesky, solve_block_angular
-from .lapack import BlasThreads, lapack_kernels
+from .lapack import BlasThreads, lapack_kernels, trim_heap
 from .layered import LayeredFactor, Layers, layers_of
 from .rows import scaled_ratio_rows
 from .sparse_block import SparseBlockFactor, SparseBlockPattern
@@ -315,7 +314,7 @@ class RaggedBlockSystem:
 
     def factor(self, diag, off, threads, deflation, pool=None):  # noqa: ANN001, ANN201
         if self.layers is not None:
-            _release_free_heap()  # the previous iteration's temporaries, before the largest allocation
+            trim_heap()  # the previous iteration's temporaries, before the largest allocation
             return LayeredFactor(self.layers, diag, off, self.A, self.AT, pool)
         if self.sparse:
             if self._live is not None:  # the previous iteration's factors are no longer used: free them first
@@ -438,18 +437,6 @@ class _RaggedFactor:
         return None
 
 
-def _release_free_heap() -> None:
-    """Give the C heap's free pages back to the system (glibc ``malloc_trim``; elsewhere nothing).
-
-    Building a large reduced LP frees many arrays of a few MB that glibc keeps in its heap; the block method's
-    large arrays are mapped separately and never reuse them, so they would count in the peak resident memory
-    (m = 2, n = 200: about 70 MB)."""
-    try:
-        ctypes.CDLL(None).malloc_trim(0)
-    except (OSError, AttributeError):
-        pass
-
-
 def solve_block_lp(
     c: np.ndarray,
     A: sp.spmatrix,
@@ -478,7 +465,7 @@ def solve_block_lp(
     end the iteration early: see :func:`~problems.ipm.iteration.solve_block_angular`.
     """
     t0 = time.perf_counter()
-    _release_free_heap()
+    trim_heap()
     sysm = RaggedBlockSystem(c, A, b, src, dst, kappa, r, bounded=bounded, layered=layered, sparse=sparse)
 
     def stop(u, nu, lam, s) -> bool:  # noqa: ANN001 - the caller's test, on the unscaled iterate

@@ -39,7 +39,7 @@ import scipy.linalg as sla
 
 from ..errors import SolverFailedError
 from ..progress import note
-from .lapack import lapack_kernels
+from .lapack import lapack_kernels, trim_heap
 
 __all__ = ["BlockSystem", "solve_block_angular", "schur_cholesky", "SOLVER_NAME", "ENOUGH_GAP"]
 
@@ -111,10 +111,29 @@ def schur_cholesky(S: np.ndarray) -> tuple[np.ndarray, bool]:
         return sla.cho_factor(S, lower=True, check_finite=False)
 
 
+#: elements per slice of the step-length and trial-point computations (their temporaries stay this small)
+SLICE = 1 << 20
+
+
 def _max_step(x: np.ndarray, dx: np.ndarray) -> float:
     """Largest α ∈ (0, 1] with x + α dx ≥ 0 (x > 0)."""
-    worst = float(np.max(-dx / x))  # α·(−dx/x) ≤ 1 for every component
-    return 1.0 if worst <= 1.0 else 1.0 / worst
+    xf, df = x.reshape(-1), dx.reshape(-1)
+    worst = max(
+        float(np.max(-df[i : i + SLICE] / xf[i : i + SLICE])) for i in range(0, max(xf.size, 1), SLICE)
+    )
+    return 1.0 if worst <= 1.0 else 1.0 / worst  # α·(−dx/x) ≤ 1 for every component
+
+
+def _trial_product(
+    x: np.ndarray, a: float, dx: np.ndarray, y: np.ndarray, b: float, dy: np.ndarray
+) -> np.ndarray:
+    """(x + a·dx) ∘ (y + b·dy) with two temporaries (the same values as the plain expression)."""
+    out = a * dx
+    out += x
+    t = b * dy
+    t += y
+    out *= t
+    return out
 
 
 def _steps(
@@ -452,6 +471,15 @@ def _centrality_correctors(
         out[big] = np.maximum(hi - v[big], -hi)
         return out
 
+    def pushed(x: np.ndarray, dx: np.ndarray, y: np.ndarray, dy: np.ndarray) -> np.ndarray:
+        """push((x + tp·dx)(y + td·dy)), one slice at a time (peak memory)."""
+        out = np.empty_like(x)
+        xf, dxf, yf, dyf, of = x.reshape(-1), dx.reshape(-1), y.reshape(-1), dy.reshape(-1), out.reshape(-1)
+        for i in range(0, xf.size, SLICE):
+            j = slice(i, i + SLICE)
+            of[j] = push((xf[j] + tp * dxf[j]) * (yf[j] + td * dyf[j]))
+        return out
+
     ap, ad = steps(direction)
     kept = 0
     for _ in range(max_correctors):
@@ -459,8 +487,8 @@ def _centrality_correctors(
             break
         tp, td = min(1.0, MCC_STRETCH * ap + MCC_PLUS), min(1.0, MCC_STRETCH * ad + MCC_PLUS)
         dz, dw, dnu, dlam, ds = direction
-        vz = push((zt + tp * dz) * (s + td * ds))
-        vw = [push((w + tp * dw) * (lam + td * dlam))]  # handed over
+        vz = pushed(zt, dz, s, ds)
+        vw = [pushed(w, dw, lam, dlam)]  # handed over
         corr = newton.solve(vz, vw, homogeneous=True, refine=refine)
         del vz
         for x, y in zip(corr, direction):  # the trial direction, built in the corrector's own arrays
@@ -556,7 +584,7 @@ def solve_block_angular(
                     reg = scale * (1e-14 if reg == 0.0 else 100 * reg / scale)
             if fac is None:
                 break
-            del off  # in the factorisation now
+            del off, E, diag  # in the factorisation now
 
             newton_sys = _Newton(data, fac, zt, w, lam, s, D, r_d, r_p, r_g, mu, bnorm, pool)
             del D  # the Newton solves keep D∘r_g only
@@ -568,19 +596,28 @@ def solve_block_angular(
             late = mu < REFINE_ALL_BELOW
 
             # predictor (affine scaling)
-            dz, dw, dnu, dlam, ds = newton(-s * zt, -lam * w, refine=late)
+            rl_a = [lam * w]
+            np.negative(rl_a[0], out=rl_a[0])  # −λ∘w, handed over
+            dz, dw, dnu, dlam, ds = newton(-s * zt, rl_a, refine=late)
             ap, ad = _steps(zt, w, lam, s, (dz, dw, dnu, dlam, ds), bounded)
-            mu_aff = (
-                float(np.sum((zt + ap * dz) * (s + ad * ds)) + np.sum((w + ap * dw) * (lam + ad * dlam)))
-                / n_comp
-            )
+            mu_aff = float(np.sum(_trial_product(zt, ap, dz, s, ad, ds)))
+            mu_aff = (mu_aff + float(np.sum(_trial_product(w, ap, dw, lam, ad, dlam)))) / n_comp
             sigma = min(SIGMA_MAX, (mu_aff / mu) ** SIGMA_POWER) if mu > 0 else 0.0
-            # corrector (the predictor is freed before its solve: peak memory)
+            # corrector (the predictor is freed before its solve: peak memory); σμ − λw − ΔwΔλ in place
             rs_c = sigma * mu - s * zt - dz * ds
-            rl_c = [sigma * mu - lam * w - dw * dlam]  # handed over (freed after the unrefined solve)
+            rl = lam * w
+            np.subtract(sigma * mu, rl, out=rl)
+            dw *= dlam
+            rl -= dw
+            rl_c = [rl]  # handed over (freed after the unrefined solve)
+            del rl
             del dz, dw, dnu, dlam, ds
             dz, dw, dnu, dlam, ds = newton(rs_c, rl_c)
             del rs_c
+            # the centrality correctors solve with zero residuals: r_g and D∘r_g are no longer needed
+            newton_sys.r_g = newton_sys.Drg = None
+            del r_g
+            trim_heap()
             kept = 0
             if max_correctors > 0:
                 (dz, dw, dnu, dlam, ds), kept = _centrality_correctors(
@@ -598,7 +635,7 @@ def solve_block_angular(
             s = s + ad * ds
             # free this iteration's factorisation and directions before the next one's (peak memory: at m = 2,
             # n = 200 the banded factors take 0.7 GB and a direction's ratio-row parts 88 MB)
-            del newton_sys, newton, fac, dz, dw, dnu, dlam, ds, E, diag, defl
+            del newton_sys, newton, fac, dz, dw, dnu, dlam, ds, defl
             if min(ap, ad) < 1e-12:
                 last = f"step length collapsed at iteration {it}"
                 break
