@@ -354,7 +354,7 @@ def program_from_spec(
         from .resources import reduced_lp_variables, require_reduced_lp
 
         require_reduced_lp(
-            reduced_lp_variables(n, m)
+            reduced_lp_variables(n, m), m
         )  # the LP is certainly needed: refuse before building it
     if lift_limit is not None and chosen == "reduced" and name != "pd-mip":
         kwargs["lift_limit"] = lift_limit
