@@ -1,7 +1,7 @@
 """The m = 2 layered block interior-point method alone, with the certificate as its stopping rule.
 
 Run: ``python benchmarks/bench_block_ipm.py --n 100 [--program pd-i] [--prior mixture:0.5,0.5/0.8,0.2/0.3,0.7]
-[--eps 1.5] [--breakdown] [--krylov 6] [--tile 2]``.
+[--eps 1.5] [--breakdown] [--krylov 6] [--tile 2] [--peak]``.
 
 Builds the reduced LP (``prog.lp.spec``), then calls :func:`problems.ipm.block.solve_block_lp` with
 ``enough`` = the toolkit's certificate (:func:`problems.lp.bounds.certify`), as the chain does on its first
@@ -12,7 +12,9 @@ the factorisations, in the Newton solves and in the certificates asked by the it
 Newton solves with their refinement steps).  PD-I's ε is ε_X + ``--eps``; PD-DP's is ``--eps``.  ``--krylov K``
 sets :data:`problems.ipm.iteration.KRYLOV_DIM` (0: Richardson refinement) and ``--tile T``
 :data:`problems.ipm.layered.TILE_ROWS` (0: banded triangular solves), to reproduce the before/after numbers
-of ``docs/benchmarks.md``.
+of ``docs/benchmarks.md``.  ``--peak`` samples the resident memory every 10 ms on a thread and adds the
+largest sample with the Python lines (innermost first) the solve was running then, and the resident memory
+before the block system is built (the reduced LP and the interpreter).
 """
 
 from __future__ import annotations
@@ -21,7 +23,43 @@ import argparse
 import json
 import math
 import resource
+import sys
+import threading
 import time
+import traceback
+
+
+def _rss_mib() -> float:
+    """Resident memory of this process now (Linux: /proc/self/status), MiB."""
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith("VmRSS"):
+                return int(line.split()[1]) / 1024.0
+    return float("nan")
+
+
+class _PeakSampler:
+    """The largest resident memory seen every ``every`` seconds, and where the main thread was then."""
+
+    def __init__(self, every: float = 0.01) -> None:
+        self.peak, self.where, self.every = 0.0, "", every
+        self._main = threading.main_thread().ident
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            rss = _rss_mib()
+            if rss > self.peak:
+                frame = sys._current_frames().get(self._main)
+                stack = traceback.extract_stack(frame)[-4:] if frame is not None else []
+                self.peak, self.where = rss, " < ".join(f"{f.name}:{f.lineno}" for f in reversed(stack))
+            time.sleep(self.every)
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
 
 
 def main() -> None:
@@ -33,15 +71,17 @@ def main() -> None:
     ap.add_argument("--breakdown", action="store_true")
     ap.add_argument("--krylov", type=int, default=None, help="GMRES corrections per cycle (0: Richardson)")
     ap.add_argument("--tile", type=int, default=None, help="tile rows per bandwidth (0: dtbtrs)")
+    ap.add_argument("--peak", action="store_true", help="sample the resident memory: its peak and where")
+    ap.add_argument("--max-iter", type=int, default=150)
     args = ap.parse_args()
 
     import numpy as np
 
     from problems.ipm import block, iteration, layered
-    from problems.lp.backends import _drop
     from problems.lp.bounds import certify
     from problems.orbit import ReducedPDDP, ReducedPDI
     from problems.orbit.symmetric_prior import parse_symmetric_prior
+    from problems.solvers.backends import _drop
 
     if args.krylov is not None:
         iteration.KRYLOV_DIM = args.krylov
@@ -91,6 +131,8 @@ def main() -> None:
         last["cert"] = cert
         return bool(cert.certified)
 
+    rss_lp = _rss_mib()
+    sampler = _PeakSampler() if args.peak else None
     c0, w0 = time.process_time(), time.perf_counter()
     u, nu, lam, _s, iters, _secs = block.solve_block_lp(
         spec.c,
@@ -103,8 +145,11 @@ def main() -> None:
         program=spec.program,
         bounded=not _drop(spec, eps),
         enough=enough,
+        max_iter=args.max_iter,
     )
     cpu, wall = time.process_time() - c0, time.perf_counter() - w0
+    if sampler is not None:
+        sampler.stop()
     cert = last.get("cert") or certify(spec, eps, u, nu, lam)
     out = {
         "program": args.program,
@@ -123,6 +168,9 @@ def main() -> None:
     }
     if args.breakdown:
         out.update({k: round(v, 2) if isinstance(v, float) else v for k, v in stats.items()})
+    if sampler is not None:
+        out.update({"rss_before_mib": round(rss_lp, 1), "sampled_peak_mib": round(sampler.peak, 1)})
+        out["peak_at"] = sampler.where
     print(json.dumps(out))
 
 

@@ -330,7 +330,7 @@ def program_from_spec(
         target = space if entry.prior_free else prior
     elif method == "lp" and name in ("pd-dp", "pd-i") and prior.kind != "uniform":
         # the LP is certainly needed: refuse before building it
-        require_reduced_lp(reduced_lp_variables(n, m), reduced_lp_ratio_rows(n, m))
+        require_reduced_lp(reduced_lp_variables(n, m), reduced_lp_ratio_rows(n, m), m)
     if lift_limit is not None and chosen == "reduced" and name != "pd-mip":
         kwargs["lift_limit"] = lift_limit
     program = make_program(name, target, chosen, **kwargs)

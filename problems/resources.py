@@ -49,6 +49,9 @@ __all__ = [
     "require_reduced_lp",
     "reduced_lp_ratio_rows",
     "reduced_lp_variables",
+    "reduced_lp_memory",
+    "layered_lp_memory",
+    "BYTES_PER_LAYERED_VARIABLE",
 ]
 
 MEMORY_LIMIT_ENV = "PRIVACY_PROBLEMS_MEMORY_LIMIT"
@@ -313,15 +316,38 @@ def reduced_lp_ratio_rows(n: int, m: int) -> int:
     return 0 if n < 1 else m * m * (m - 1) * reduced_lp_variables(n - 1, m)
 
 
-def require_reduced_lp(variables: int, ratio_rows: int | None = None) -> None:
-    """Refuse a reduced LP whose solve would not fit in the memory budget: :data:`BYTES_PER_REDUCED_ROW` per
-    variable and ratio row (when the rows are given) and at least :data:`BYTES_PER_REDUCED_VARIABLE` per
-    variable."""
+#: The layered block method of the m = 2 joint-type LPs (:mod:`problems.ipm.layered`): resident bytes per variable
+#: besides its banded factors (measured at n = 200: 1.37 M variables, peak 1.9 GiB, 0.68 GiB of it band factors).
+BYTES_PER_LAYERED_VARIABLE = 900
+
+
+def layered_lp_memory(n: int) -> float:
+    """Peak bytes of the layered block method on an m = 2 joint-type LP: the band factors of the blocks j = 0..n
+    ((j+1)(n−j+1) variables, half-bandwidth min(j, n−j) + 1) and the per-variable arrays."""
+    band = sum((j + 1) * (n - j + 1) * (min(j, n - j) + 2) for j in range(n + 1))
+    return BASE_MEMORY + 8.0 * band + BYTES_PER_LAYERED_VARIABLE * float(reduced_lp_variables(n, 2))
+
+
+def reduced_lp_memory(variables: int, ratio_rows: int | None = None, m: int | None = None) -> float:
+    """Predicted peak bytes of a reduced LP's solve: :data:`BYTES_PER_REDUCED_ROW` per variable and ratio row (when
+    the rows are given), at least :data:`BYTES_PER_REDUCED_VARIABLE` per variable; for m = 2 the layered block
+    method's (:func:`layered_lp_memory`, n from the count) where that is less."""
     need = as_bytes(BYTES_PER_REDUCED_VARIABLE, variables)
     if ratio_rows is not None:
         need = max(need, as_bytes(BYTES_PER_REDUCED_ROW, variables + ratio_rows))
+    need += BASE_MEMORY
+    if m == 2 and variables <= 10**15:  # n ≲ 180 000; beyond that the budget refuses either estimate
+        n = max(0, int(round((6.0 * float(variables)) ** (1.0 / 3.0))) - 4)  # C(n+3, 3) ≈ n³/6
+        while reduced_lp_variables(n, 2) < variables:
+            n += 1
+        need = min(need, layered_lp_memory(n))
+    return need
+
+
+def require_reduced_lp(variables: int, ratio_rows: int | None = None, m: int | None = None) -> None:
+    """Refuse a reduced LP whose solve would not fit in the memory budget (:func:`reduced_lp_memory`)."""
     require_memory(
-        BASE_MEMORY + need,
+        reduced_lp_memory(variables, ratio_rows, m),
         f"the reduced LP ({format_count(variables)} joint-type variables)",
         "Use the theorem path where it applies (a uniform or i.i.d. prior, PD-I at ε ≥ ε̃_X, ε = 0), a smaller n or m, "
         f"or a larger budget (${MEMORY_LIMIT_ENV}).",

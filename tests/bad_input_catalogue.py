@@ -454,11 +454,11 @@ CLI_CASES: list[Case] = [
         (*P, "constants", "--n", "30", "--m", "2", "--prior", "file:{d}/p4096.npy"),
     ),
     Case(
-        "reduced-lp-n200",
-        "`solve pd-dp --n 200 --prior iid:0.3,0.7 --method lp` (1.4 M joint types)",
+        "reduced-lp-n400",
+        "`solve pd-dp --n 400 --prior iid:0.3,0.7 --method lp` (10.8 M joint types)",
         4,
-        r"reduced LP \(1373701 joint-type variables\) would need about",
-        (*S, "pd-dp", "--n", "200", "--m", "2", "--prior", "iid:0.3,0.7", "--eps", "1", "--method", "lp"),
+        r"reduced LP \(10827401 joint-type variables\) would need about",
+        (*S, "pd-dp", "--n", "400", "--m", "2", "--prior", "iid:0.3,0.7", "--eps", "1", "--method", "lp"),
     ),
     Case(
         "design-identity-n8",

@@ -55,7 +55,7 @@ from scipy.sparse.csgraph import connected_components
 
 from ..errors import InvalidInputError, ProblemTooLargeError, SolverFailedError
 from .iteration import BLAS_THREADS, SOLVER_NAME, schur_cholesky, solve_block_angular
-from .lapack import BlasThreads, lapack_kernels
+from .lapack import BlasThreads, lapack_kernels, trim_heap
 from .layered import LayeredFactor, Layers, layers_of
 from .rows import scaled_ratio_rows
 from .sparse_block import SparseBlockFactor, SparseBlockPattern
@@ -185,22 +185,47 @@ class RaggedBlockSystem:
         self.order, self.pos = order, pos
         self.offsets = np.concatenate([[0], np.cumsum(sizes)])
         # ratio rows in block order
-        pi, pj = pos[src], pos[dst]
         rblock = label[src]
         rorder = np.argsort(rblock, kind="stable")
-        self.rorder = rorder
-        self.pi, self.pj = pi[rorder], pj[rorder]
-        self.roffsets = np.concatenate([[0], np.cumsum(np.bincount(rblock, minlength=nblocks))])
+        del rblock
+        self.roffsets = np.concatenate([[0], np.cumsum(np.bincount(label[src], minlength=nblocks))])
+        pi, pj = pos[src[rorder]], pos[dst[rorder]]
         self.r = float(r)
+        lay = self.layers
         try:
-            rows = scaled_ratio_rows(self.pi, self.pj, np.asarray(kappa, dtype=float)[rorder], self.r, K)
+            rows = scaled_ratio_rows(
+                pi, pj, np.asarray(kappa, dtype=float)[rorder], self.r, K, squares=lay is None
+            )
         except ValueError as exc:
             raise InvalidInputError(f"{exc} (u_s ≤ … u_d and u_d ≤ … u_s)") from None
         self.row_scale, self.a_i, self.a_j, self.G0T, self.G0sqT, self.offprod, self.rev = rows
-        # linking rows
-        self.Acsr = Ap.tocsr()
-        self.AcscT = Ap.T.tocsr()
+        # P-sized index arrays in 32 bits where the sizes allow (the unscaling's row order)
+        index = np.int32 if max(K, P) < 2**31 - 1 else np.intp
+        self.rorder = rorder.astype(index)
+        del rorder
+        if lay is None:
+            self.pi, self.pj = pi, pj
+        else:
+            # layered blocks keep only what their iteration reads (memory: at m = 2, n = 200 a P-vector is 44 MB):
+            # G u = (Gᵀ)ᵀu, diag(GᵀDG) from the squares of Gᵀ's entries, and H's off-diagonal entries at the rows
+            # that fill the band (``Layers.off_rows``) with their reverse rows
+            r1 = lay.off_rows
+            r2 = self.rev[r1]
+            self._off_rows = (r1.astype(index), r2.astype(index))
+            lay.off_rows = None
+            # the row scaling g_p = 1/max(1, rκ_p) is recomputed from the caller's κ when unscaling
+            self._kappa = np.asarray(kappa, dtype=float)
+            self.row_scale = self.a_i = self.a_j = self.offprod = self.rev = None
+            del pi, pj, r1, r2
+        # linking rows: layered blocks have one unit entry per variable, in the row ``_layer[i]`` (A u is a
+        # bincount, Aᵀν a gather: the same sums in the same order as the sparse products, without the matrices)
         self.E = Ap.shape[0]
+        if lay is None:
+            self.Acsr = Ap.tocsr()
+            self.AcscT = Ap.T.tocsr()
+        else:
+            self._layer = Cs.indices.astype(index)
+            self.order, self.pos = order.astype(index), pos.astype(index)
         self.b = np.asarray(b, dtype=float)
         self.cost_scale = float(np.max(np.abs(c))) or 1.0
         self.ct = c[order] / self.cost_scale
@@ -233,8 +258,12 @@ class RaggedBlockSystem:
     # --- protocol of solve_block_angular
     def start(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """u spread over each linking row (Au = b when every column has one entry), slacks and multipliers 1."""
-        row_len = np.asarray(np.abs(self.Acsr).sum(axis=1)).ravel()
-        col_row = np.asarray(self.AcscT.argmax(axis=1)).ravel()
+        if self.layers is not None:
+            row_len = np.bincount(self._layer, minlength=self.E).astype(float)
+            col_row = self._layer
+        else:
+            row_len = np.asarray(np.abs(self.Acsr).sum(axis=1)).ravel()
+            col_row = np.asarray(self.AcscT.argmax(axis=1)).ravel()
         u = np.abs(self.b[col_row]) / np.maximum(row_len[col_row], 1e-300)
         u = np.where(u > 0, u, 1.0 / self.K)
         w = np.maximum(-self.G(u), 0.0) + float(np.mean(u))
@@ -242,9 +271,13 @@ class RaggedBlockSystem:
         return u, w, np.ones(self.P), s, np.zeros(self.E)
 
     def A(self, u: np.ndarray) -> np.ndarray:
+        if self.layers is not None:
+            return np.bincount(self._layer, weights=u, minlength=self.E)
         return self.Acsr @ u
 
     def AT(self, nu: np.ndarray) -> np.ndarray:
+        if self.layers is not None:
+            return nu[self._layer]
         return self.AcscT @ nu
 
     def chunks(self, k: int) -> list[slice]:
@@ -252,18 +285,36 @@ class RaggedBlockSystem:
         return [slice(None)]
 
     def G(self, u: np.ndarray) -> np.ndarray:
+        if self.layers is not None:  # the same two products per row, summed in column order
+            return self.G0T.T @ u
         return u[self.pi] * self.a_i + u[self.pj] * self.a_j
 
     def GT(self, v: np.ndarray) -> np.ndarray:
         return self.G0T @ v
 
     def H_parts(self, D: np.ndarray, E: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """diag(H) and H's off-diagonal entries: one per ratio row (``off[p]`` at (pi_p, pj_p)), or for layered
+        blocks one per unordered pair, in the order of ``Layers.off_pos``."""
+        if self.layers is not None:
+            G = self.G0T
+            squares = sp.csr_matrix((G.data**2, G.indices, G.indptr), shape=G.shape)
+            diag = squares @ D + E
+            del squares
+            r1, r2 = self._off_rows
+            return diag, self._offprod(r1) * D[r1] + self._offprod(r2) * D[r2]
         diag = self.G0sqT @ D + E
         off = self.offprod * D
         return diag, off + off[self.rev]
 
+    def _offprod(self, rows: np.ndarray) -> np.ndarray:
+        """a_i a_j = g · (−rκ g) of the scaled ratio rows ``rows`` (system order), as scaled_ratio_rows has it."""
+        coef = -self.r * self._kappa[self.rorder[rows]]
+        g = 1.0 / np.maximum(1.0, np.abs(coef))
+        return g * (coef * g)
+
     def factor(self, diag, off, threads, deflation, pool=None):  # noqa: ANN001, ANN201
         if self.layers is not None:
+            trim_heap()  # the previous iteration's temporaries, before the largest allocation
             return LayeredFactor(self.layers, diag, off, self.A, self.AT, pool)
         if self.sparse:
             if self._live is not None:  # the previous iteration's factors are no longer used: free them first
@@ -287,7 +338,12 @@ class RaggedBlockSystem:
         s_out = np.empty(self.K)
         s_out[self.order] = s * cs
         lam_out = np.empty(self.P)
-        lam_out[self.rorder] = lam * self.row_scale * cs
+        if self.row_scale is None:  # g_p in the caller's row order, as scaled_ratio_rows computes it
+            lam_out[self.rorder] = lam
+            lam_out *= 1.0 / np.maximum(1.0, np.abs(-self.r * self._kappa))
+            lam_out *= cs
+        else:
+            lam_out[self.rorder] = lam * self.row_scale * cs
         return u_out, nu * cs, lam_out, s_out
 
 
@@ -409,6 +465,7 @@ def solve_block_lp(
     end the iteration early: see :func:`~problems.ipm.iteration.solve_block_angular`.
     """
     t0 = time.perf_counter()
+    trim_heap()
     sysm = RaggedBlockSystem(c, A, b, src, dst, kappa, r, bounded=bounded, layered=layered, sparse=sparse)
 
     def stop(u, nu, lam, s) -> bool:  # noqa: ANN001 - the caller's test, on the unscaled iterate

@@ -39,7 +39,7 @@ import scipy.linalg as sla
 
 from ..errors import SolverFailedError
 from ..progress import note
-from .lapack import lapack_kernels
+from .lapack import lapack_kernels, trim_heap
 
 __all__ = ["BlockSystem", "solve_block_angular", "schur_cholesky", "SOLVER_NAME", "ENOUGH_GAP"]
 
@@ -111,10 +111,29 @@ def schur_cholesky(S: np.ndarray) -> tuple[np.ndarray, bool]:
         return sla.cho_factor(S, lower=True, check_finite=False)
 
 
+#: elements per slice of the step-length and trial-point computations (their temporaries stay this small)
+SLICE = 1 << 20
+
+
 def _max_step(x: np.ndarray, dx: np.ndarray) -> float:
     """Largest α ∈ (0, 1] with x + α dx ≥ 0 (x > 0)."""
-    worst = float(np.max(-dx / x))  # α·(−dx/x) ≤ 1 for every component
-    return 1.0 if worst <= 1.0 else 1.0 / worst
+    xf, df = x.reshape(-1), dx.reshape(-1)
+    worst = max(
+        float(np.max(-df[i : i + SLICE] / xf[i : i + SLICE])) for i in range(0, max(xf.size, 1), SLICE)
+    )
+    return 1.0 if worst <= 1.0 else 1.0 / worst  # α·(−dx/x) ≤ 1 for every component
+
+
+def _trial_product(
+    x: np.ndarray, a: float, dx: np.ndarray, y: np.ndarray, b: float, dy: np.ndarray
+) -> np.ndarray:
+    """(x + a·dx) ∘ (y + b·dy) with two temporaries (the same values as the plain expression)."""
+    out = a * dx
+    out += x
+    t = b * dy
+    t += y
+    out *= t
+    return out
 
 
 def _steps(
@@ -171,7 +190,9 @@ class _Newton:
 
     def __init__(self, data, fac, zt, w, lam, s, D, r_d, r_p, r_g, mu, bnorm, pool=None) -> None:  # noqa: ANN001
         self.data, self.fac = data, fac
-        self.zt, self.w, self.lam, self.s, self.D = zt, w, lam, s, D
+        self.zt, self.w, self.lam, self.s = zt, w, lam, s
+        # D∘r_g, the only use of D here (one P-vector instead of a product per solve)
+        self.Drg = D * r_g
         self.r_d, self.r_p, self.r_g, self.mu, self.bnorm = r_d, r_p, r_g, mu, bnorm
         self.refine_tol = REFINE_TOL
         # a block system may ask for longer refinement (its normal equations are solved less accurately)
@@ -194,19 +215,27 @@ class _Newton:
         rp: np.ndarray | None,
         rg: np.ndarray | None,
         rs: np.ndarray,
-        rl: np.ndarray,
+        rl: np.ndarray | None,
+        keep_dw: bool = True,
     ) -> list[np.ndarray]:
-        """One unrefined Newton solve (``None`` stands for a zero residual); blocks of columns in parallel."""
+        """One unrefined Newton solve (``None`` stands for a zero residual); blocks of columns in parallel.
+
+        ``keep_dw=False`` (one chunk only) returns None for Δw and Δλ: Δλ is formed in Δw's array."""
         data, fac, w = self.data, self.fac, self.w
         f = np.empty_like(rs)
         Hf = np.empty_like(rs)
 
         def stage1(c: slice) -> np.ndarray:
-            t = rl[c] / w[c]
+            t = None if rl is None else rl[c] / w[c]
             if rg is not None:
-                t += self.D[c] * rg[c]
+                if t is None:
+                    t = self.Drg[c].copy()
+                else:
+                    t += self.Drg[c]
             fc = rs[c] / self.zt[c] if self.bounded else np.zeros_like(rs[c])
-            fc -= data.GT(t)
+            if t is not None:
+                fc -= data.GT(t)
+            del t
             if rd is not None:
                 fc -= rd[c]
             f[c] = fc
@@ -217,8 +246,10 @@ class _Newton:
             rhs1 = rhs1 + rp  # Σ_y Δz_y = −r_p
         dnu, tt = fac.coupling(rhs1, f)
         dz = np.empty_like(rs)
-        dw = np.empty_like(rl)
-        dlam = np.empty_like(rl)
+        single = len(self.chunks) == 1
+        whole: list[np.ndarray] = []
+        dw = np.empty(0) if single else np.empty_like(self.w)
+        dlam = np.empty(0) if single else np.empty_like(self.w)
         ds = np.empty_like(rs)
         e1 = None if self.bounded else np.empty_like(rs)
 
@@ -229,12 +260,22 @@ class _Newton:
         fac.border(dz, tt)
 
         def stage3(c: slice) -> None:
-            dwc = -data.G(dz[c])
+            dwc = data.G(dz[c])
+            np.negative(dwc, out=dwc)
             if rg is not None:
                 dwc -= rg[c]
-            dw[c] = dwc
-            dlam[c] = (rl[c] - self.lam[c] * dwc) / w[c]
-            dsc = data.GT(dlam[c])
+            dlc = self.lam[c] * dwc if keep_dw or not single else np.multiply(self.lam, dwc, out=dwc)
+            if rl is None:
+                np.negative(dlc, out=dlc)
+            else:
+                np.subtract(rl[c], dlc, out=dlc)  # (r_λ − λΔw)/w, in place
+            dlc /= w[c]
+            if single:  # the whole vector: keep the arrays (no copies into dw, dlam)
+                whole[:] = [dwc, dlc]
+            else:
+                dw[c] = dwc
+                dlam[c] = dlc
+            dsc = data.GT(dlc)
             dsc += data.AT(dnu)
             if rd is not None:
                 dsc += rd[c]
@@ -246,13 +287,23 @@ class _Newton:
                 e1[c] = dsc
 
         self._map(stage3, self.chunks)
+        if single:
+            dw, dlam = whole if keep_dw else (None, None)
         self.e1 = e1
         return [dz, dw, dnu, dlam, ds]
 
     def solve(
-        self, r_s: np.ndarray, r_l: np.ndarray, *, homogeneous: bool = False, refine: bool = True
+        self,
+        r_s: np.ndarray,
+        r_l: np.ndarray | list[np.ndarray],
+        *,
+        homogeneous: bool = False,
+        refine: bool = True,
     ) -> tuple[np.ndarray, ...]:
         """Newton direction for the complementarity right-hand sides (r_s, r_l).
+
+        ``r_l`` may be handed over as a one-element list, which is emptied: the array is then freed as soon as
+        the unrefined solve has read it (peak memory: the refinement does not need it).
 
         ``homogeneous=True`` solves with zero feasibility residuals (a centrality corrector's system);
         ``refine=False`` skips iterative refinement (directions used only for centring or step prediction).
@@ -261,7 +312,10 @@ class _Newton:
             r_d = r_p = r_g = None
         else:
             r_d, r_p, r_g = self.r_d, self.r_p, self.r_g
+        if isinstance(r_l, list):
+            r_l = r_l.pop()
         d = self.raw(r_d, r_p, r_g, r_s, r_l)
+        del r_l
         if not refine:
             return tuple(d)
         scale_s = np.maximum(np.abs(r_s), self.mu)
@@ -279,7 +333,7 @@ class _Newton:
             if err < self.refine_tol or err > self.refine_contraction * err_old:
                 break
             err_old = err
-            corr = self.raw(e1, -e2, None, e5, np.zeros_like(r_l))
+            corr = self.raw(e1, -e2, None, e5, None)
             for x, y in zip(d, corr):  # in place: d's arrays are this method's own (fewer P-sized copies)
                 x += y
             del corr
@@ -312,7 +366,6 @@ class _Newton:
         reduces the error by less than the contraction factor, or after ``refine_steps`` solves.
         """
         nz = self.zt.size
-        rl0 = np.zeros_like(self.w)
         inv_s = 1.0 / scale_s
 
         def pack(e5: np.ndarray, e2: np.ndarray) -> np.ndarray:
@@ -343,7 +396,7 @@ class _Newton:
             k = 0
             for j in range(m):
                 e5, e2 = V[j][:nz] * scale_s, V[j][nz:] * self.bnorm
-                c = self.raw(None, -e2, None, e5, rl0)
+                c = self.raw(None, -e2, None, e5, None, keep_dw=False)  # Δw, Δλ follow from Δz
                 solves += 1
                 Z.append((c[0], c[4], c[2]))
                 left5, left2 = self._residual(c, -e2, e5)
@@ -373,11 +426,14 @@ class _Newton:
                 V.append(wv / hn)
             y = sla.solve_triangular(H[:k, :k], g[:k], check_finite=False)
             dz, ds, dnu = (sum(yj * z[t] for yj, z in zip(y, Z)) for t in range(3))
-            dw = -self.data.G(dz)
+            dw = self.data.G(dz)
+            np.negative(dw, out=dw)
             d[0] += dz
             d[1] += dw
             d[2] += dnu
-            d[3] -= self.lam * dw / self.w
+            dw *= self.lam  # λΔw/w, in place
+            dw /= self.w
+            d[3] -= dw
             d[4] += ds
             del V, Z, dz, ds, dnu, dw
         return tuple(d)
@@ -410,8 +466,19 @@ def _centrality_correctors(
         return _steps(zt, w, lam, s, d, newton.bounded)
 
     def push(v: np.ndarray) -> np.ndarray:
-        t = np.where(v < lo, lo - v, 0.0)
-        return np.where(v > hi, np.maximum(hi - v, -hi), t)
+        out = np.where(v < lo, lo - v, 0.0)
+        big = v > hi  # few entries: written in place (fewer full-length temporaries)
+        out[big] = np.maximum(hi - v[big], -hi)
+        return out
+
+    def pushed(x: np.ndarray, dx: np.ndarray, y: np.ndarray, dy: np.ndarray) -> np.ndarray:
+        """push((x + tp·dx)(y + td·dy)), one slice at a time (peak memory)."""
+        out = np.empty_like(x)
+        xf, dxf, yf, dyf, of = x.reshape(-1), dx.reshape(-1), y.reshape(-1), dy.reshape(-1), out.reshape(-1)
+        for i in range(0, xf.size, SLICE):
+            j = slice(i, i + SLICE)
+            of[j] = push((xf[j] + tp * dxf[j]) * (yf[j] + td * dyf[j]))
+        return out
 
     ap, ad = steps(direction)
     kept = 0
@@ -420,10 +487,10 @@ def _centrality_correctors(
             break
         tp, td = min(1.0, MCC_STRETCH * ap + MCC_PLUS), min(1.0, MCC_STRETCH * ad + MCC_PLUS)
         dz, dw, dnu, dlam, ds = direction
-        vz = (zt + tp * dz) * (s + td * ds)
-        vw = (w + tp * dw) * (lam + td * dlam)
-        corr = newton.solve(push(vz), push(vw), homogeneous=True, refine=refine)
-        del vz, vw
+        vz = pushed(zt, dz, s, ds)
+        vw = [pushed(w, dw, lam, dlam)]  # handed over
+        corr = newton.solve(vz, vw, homogeneous=True, refine=refine)
+        del vz
         for x, y in zip(corr, direction):  # the trial direction, built in the corrector's own arrays
             x += y
         trial = corr
@@ -474,10 +541,10 @@ def solve_block_angular(
     pool = ThreadPoolExecutor(threads) if threads > 1 else None
     try:
         for it in range(max_iter + 1):
-            Gz = data.G(zt)
+            r_g = data.G(zt)
+            r_g += w
             r_d = ct + data.AT(nu) + data.GT(lam) - s
             r_p = data.A(zt) - b
-            r_g = Gz + w
             comp = float(np.sum(zt * s) + np.sum(w * lam))
             mu = comp / n_comp
             pobj = float(np.sum(ct * zt))
@@ -517,8 +584,10 @@ def solve_block_angular(
                     reg = scale * (1e-14 if reg == 0.0 else 100 * reg / scale)
             if fac is None:
                 break
+            del off, E, diag  # in the factorisation now
 
             newton_sys = _Newton(data, fac, zt, w, lam, s, D, r_d, r_p, r_g, mu, bnorm, pool)
+            del D  # the Newton solves keep D∘r_g only
             newton = newton_sys.solve
             # early on the unrefined directions are accurate to ~1e-10 relative: predictor and centrality
             # correctors skip refinement until deflation starts (where cancellation sets in).  (Refining only the
@@ -527,18 +596,28 @@ def solve_block_angular(
             late = mu < REFINE_ALL_BELOW
 
             # predictor (affine scaling)
-            dz, dw, dnu, dlam, ds = newton(-s * zt, -lam * w, refine=late)
+            rl_a = [lam * w]
+            np.negative(rl_a[0], out=rl_a[0])  # −λ∘w, handed over
+            dz, dw, dnu, dlam, ds = newton(-s * zt, rl_a, refine=late)
             ap, ad = _steps(zt, w, lam, s, (dz, dw, dnu, dlam, ds), bounded)
-            mu_aff = (
-                float(np.sum((zt + ap * dz) * (s + ad * ds)) + np.sum((w + ap * dw) * (lam + ad * dlam)))
-                / n_comp
-            )
+            mu_aff = float(np.sum(_trial_product(zt, ap, dz, s, ad, ds)))
+            mu_aff = (mu_aff + float(np.sum(_trial_product(w, ap, dw, lam, ad, dlam)))) / n_comp
             sigma = min(SIGMA_MAX, (mu_aff / mu) ** SIGMA_POWER) if mu > 0 else 0.0
-            # corrector
-            dz, dw, dnu, dlam, ds = newton(
-                sigma * mu - s * zt - dz * ds,
-                sigma * mu - lam * w - dw * dlam,
-            )
+            # corrector (the predictor is freed before its solve: peak memory); σμ − λw − ΔwΔλ in place
+            rs_c = sigma * mu - s * zt - dz * ds
+            rl = lam * w
+            np.subtract(sigma * mu, rl, out=rl)
+            dw *= dlam
+            rl -= dw
+            rl_c = [rl]  # handed over (freed after the unrefined solve)
+            del rl
+            del dz, dw, dnu, dlam, ds
+            dz, dw, dnu, dlam, ds = newton(rs_c, rl_c)
+            del rs_c
+            # the centrality correctors solve with zero residuals: r_g and D∘r_g are no longer needed
+            newton_sys.r_g = newton_sys.Drg = None
+            del r_g
+            trim_heap()
             kept = 0
             if max_correctors > 0:
                 (dz, dw, dnu, dlam, ds), kept = _centrality_correctors(
@@ -554,6 +633,9 @@ def solve_block_angular(
             nu = nu + ad * dnu
             lam = lam + ad * dlam
             s = s + ad * ds
+            # free this iteration's factorisation and directions before the next one's (peak memory: at m = 2,
+            # n = 200 the banded factors take 0.7 GB and a direction's ratio-row parts 88 MB)
+            del newton_sys, newton, fac, dz, dw, dnu, dlam, ds, defl
             if min(ap, ad) < 1e-12:
                 last = f"step length collapsed at iteration {it}"
                 break

@@ -29,15 +29,18 @@ class ScaledRatioRows(NamedTuple):
     a_i: np.ndarray  # coefficient of z[pi_p] in scaled row p (= g_p)
     a_j: np.ndarray  # coefficient of z[pj_p] (= −rκ_p g_p)
     GT: sp.csr_matrix  # Gᵀ (ncols × P)
-    GsqT: sp.csr_matrix  # (G∘G)ᵀ: diag(GᵀDG) = GsqT @ D
+    GsqT: sp.csr_matrix | None  # (G∘G)ᵀ: diag(GᵀDG) = GsqT @ D
     offprod: np.ndarray  # a_i a_j: row p's contribution to H[pi_p, pj_p] per unit D_p
     rev: np.ndarray  # index of the reversed row (pj_p, pi_p); both share the off-diagonal entry of H
 
 
 def scaled_ratio_rows(
-    pi: np.ndarray, pj: np.ndarray, kappa: np.ndarray, r: float, ncols: int
+    pi: np.ndarray, pj: np.ndarray, kappa: np.ndarray, r: float, ncols: int, *, squares: bool = True
 ) -> ScaledRatioRows:
-    """:class:`ScaledRatioRows` of the rows (pi, pj, κ) at r = e^ε; every row must have its reverse."""
+    """:class:`ScaledRatioRows` of the rows (pi, pj, κ) at r = e^ε; every row must have its reverse.
+
+    ``squares=False`` leaves ``GsqT`` out (None): its entries are the squares of ``GT``'s, in the same order.
+    """
     P = pi.size
     coef_j = -float(r) * np.asarray(kappa, dtype=float)
     g = 1.0 / np.maximum(1.0, np.abs(coef_j))
@@ -46,7 +49,8 @@ def scaled_ratio_rows(
     cols = np.concatenate([pi, pj])
     vals = np.concatenate([g, a_j])
     GT = sp.csr_matrix((vals, (cols, rows)), shape=(ncols, P))
-    GsqT = sp.csr_matrix((vals**2, (cols, rows)), shape=(ncols, P))
+    del rows, cols, vals
+    GsqT = sp.csr_matrix((GT.data**2, GT.indices, GT.indptr), shape=(ncols, P)) if squares else None
     rev, found = reverse_pairs(pi, pj, ncols)
     if not np.all(found):
         raise ValueError("the ratio rows must come in reverse pairs (i, j) and (j, i)")

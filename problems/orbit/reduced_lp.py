@@ -91,6 +91,8 @@ class ReducedLP:
         The LP has a strictly feasible point for ε > eps_min (ε_X for PD-I).
     constant:
         The best constant mechanism in u (feasible for every ε ≥ eps_min), an upper-bound candidate.
+    m:
+        The alphabet size of the joint types, if known (m = 2: the layered block method's memory estimate).
     """
 
     def __init__(
@@ -107,9 +109,11 @@ class ReducedLP:
         eps_min: float = 0.0,
         scale_from: float = 6.0,
         constant: np.ndarray | None = None,
+        m: int | None = None,
     ) -> None:
         start = time.perf_counter()
         self.program = program
+        self.m = m  # joint types of m symbols (the memory estimate), if known
         c = np.asarray(c, dtype=float)
         self.K = c.size
         self.spec = reduced_spec(
@@ -151,7 +155,7 @@ class ReducedLP:
             raise InvalidInputError(f"prefer must be one of {REDUCED_BACKENDS}, got {prefer!r}")
         from ..resources import require_reduced_lp
 
-        require_reduced_lp(self.K, self.P)  # before the back end allocates its factorisation
+        require_reduced_lp(self.K, self.P, self.m)  # before the back end allocates its factorisation
         tiny = tiny_solution(self.spec, eps)
         return tiny or solve_lp(self.spec, eps, solver=solver, prefer=prefer.upper(), time_limit=time_limit)
 

@@ -50,20 +50,28 @@ def test_layered_solves_equal_dense_solves_of_the_normal_equations(n, tile, monk
     diag, off = sysm.H_parts(D, E)
     fac = sysm.factor(diag, off, 1, {})
     assert isinstance(fac, LayeredFactor)
+    # the ratio rows in the system's order, scaled by 1/max(1, rκ), from the spec
+    pi, pj = sysm.pos[spec.src[sysm.rorder]], sysm.pos[spec.dst[sysm.rorder]]
+    coef = -math.exp(1.3) * spec.kappa[sysm.rorder]
+    g = 1.0 / np.maximum(1.0, np.abs(coef))
+    # layered blocks return one off-diagonal entry per unordered pair of rows (r1 with its reverse r2)
+    r1 = sysm._off_rows[0]
+    assert off.shape == r1.shape and 2 * r1.size == sysm.P
     H = np.zeros((sysm.K, sysm.K))
-    H[sysm.pi, sysm.pj] = off
+    H[pi[r1], pj[r1]] = off
+    H[pj[r1], pi[r1]] = off
     H[np.arange(sysm.K), np.arange(sysm.K)] = diag
     # the same H as the ratio rows give: GᵀDG + E
     G = np.zeros((sysm.P, sysm.K))
-    G[np.arange(sysm.P), sysm.pi] = sysm.a_i
-    G[np.arange(sysm.P), sysm.pj] = sysm.a_j
+    G[np.arange(sysm.P), pi] = g
+    G[np.arange(sysm.P), pj] = coef * g
     np.testing.assert_allclose(
         H, G.T @ (D[:, None] * G) + np.diag(E), rtol=1e-12, atol=1e-12 * np.abs(H).max()
     )
     f = rng.standard_normal(sysm.K)
     x = np.linalg.solve(H, f)
     np.testing.assert_allclose(fac.hinv(f), x, rtol=1e-8, atol=1e-10 * np.abs(x).max())
-    Ad = sysm.Acsr.toarray()
+    Ad = spec.A.toarray()[:, sysm.order]
     S = Ad @ np.linalg.solve(H, Ad.T)
     np.testing.assert_allclose(
         fac.forward(f, slice(None), None), Ad @ x, rtol=1e-8, atol=1e-10 * np.abs(Ad @ x).max()
