@@ -212,10 +212,10 @@ class RaggedBlockSystem:
             r1 = lay.off_rows
             r2 = self.rev[r1]
             self._off_rows = (r1.astype(index), r2.astype(index))
-            lay.off_rows = None
+            lay.off_rows = None  # type: ignore[assignment]  # read once, above; freed
             # the row scaling g_p = 1/max(1, rκ_p) is recomputed from the caller's κ when unscaling
             self._kappa = np.asarray(kappa, dtype=float)
-            self.row_scale = self.a_i = self.a_j = self.offprod = self.rev = None
+            self.row_scale = self.a_i = self.a_j = self.offprod = self.rev = None  # type: ignore[assignment]
             del pi, pj, r1, r2
         # linking rows: layered blocks have one unit entry per variable, in the row ``_layer[i]`` (A u is a
         # bincount, Aᵀν a gather: the same sums in the same order as the sparse products, without the matrices)

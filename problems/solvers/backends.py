@@ -594,7 +594,7 @@ class BlockBackend:
                 threads=1 if spec.K < BLOCK_THREADS_MIN_VARIABLES else None,
                 time_limit=time_limit,
                 enough=enough,
-                **({} if enough is None else {"tol": BLOCK_LP_TOL}),
+                tol=1e-9 if enough is None else BLOCK_LP_TOL,  # with a certificate to stop at: run to it
             )
         except (SolverFailedError, ProblemTooLargeError, np.linalg.LinAlgError, FloatingPointError) as exc:
             raise BackendError(str(exc)) from exc

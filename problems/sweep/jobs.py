@@ -80,7 +80,7 @@ def estimate_bytes(point: Point) -> int:
     n, m = point.n, point.m
     if point.program == "r-pd" or (point.program == "pd-mip" and _reduced_path(point)):
         return BASE_MEMORY
-    if _reduced_path(point) and point.path != "lp" and spec_kind(point.prior) in ("uniform", "iid"):
+    if _reduced_path(point) and point.method != "lp" and spec_kind(point.prior) in ("uniform", "iid"):
         return BASE_MEMORY  # PD-DP, PD-I and ε*(D) of an i.i.d. prior: n × the one-row program (orbit.product_prior)
     if point.program == "model":
         return 2 * BASE_MEMORY  # dense models are validated against their own limits when built
