@@ -20,33 +20,10 @@ from typing import TYPE_CHECKING
 
 from .._lazy import lazy_exports
 
-# Imported on first use (PEP 562): ``problems.solvers.settings`` must not pull in the back ends.
-_LAZY: dict[str, str] = {
-    "settings": ".settings",
-    "Attempt": ".attempts",
-    **dict.fromkeys(
-        (
-            "ALIASES",
-            "BACKENDS",
-            "Backend",
-            "BackendError",
-            "RawSolution",
-            "backend",
-            "check_solver",
-            "default_order",
-            "resolve_order",
-        ),
-        ".backends",
-    ),
-    **dict.fromkeys(("certificate_of", "solve", "tightened_level"), ".chain"),
-    "LPSolution": "..lp.solution",  # the LP core's type, also reachable here (not in __all__)
-    **dict.fromkeys(("available_solvers", "solve_with_fallback"), ".conic"),
-    "SolverStats": ".stats",
-}
+# Imported on first use (PEP 562): ``problems.solvers.settings`` does not pull in the back ends.
+__getattr__, __dir__ = lazy_exports(__name__, globals(), modules=("settings",))
 
-__getattr__, __dir__ = lazy_exports(__name__, globals(), _LAZY, modules=("settings",))
-
-if TYPE_CHECKING:  # the lazily loaded names, for type checkers
+if TYPE_CHECKING:  # the lazily loaded names: for type checkers, and the table lazy_exports reads
     from ..lp.solution import LPSolution as LPSolution  # the LP core's type (problems.lp.LPSolution)
     from . import settings
     from .attempts import Attempt
