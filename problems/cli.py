@@ -138,10 +138,9 @@ def _export(res, built, args) -> tuple[Any, dict]:  # noqa: ANN001
             level.startswith("row") or res.extras.get("reduction") == "single-letter"
         ) and space.size <= DENSE_LIMIT:
             W1 = np.asarray(mechanism.matrix, dtype=float)  # the m×m channel; the mechanism is W1^{⊗n}
-            W = np.ones((1, 1))
-            for _ in range(space.n):
-                W = np.kron(W, W1)
-            mechanism = Mechanism.on_space(W, space)
+            from .closed_forms import kron_power
+
+            mechanism = Mechanism.on_space(kron_power(W1, space.n), space)
         else:
             raise InvalidInputError(
                 f"the {built.formulation} path returned a {level}-level mechanism (N = {space.m}^{space.n} "

@@ -20,7 +20,7 @@ import numpy as np
 
 from .errors import InvalidDistortionError, InvalidInputError, InvalidPrivacyLevelError
 
-__all__ = ["h", "h_inv", "kernel", "apply_kron", "as_real", "check_eps", "check_distortion"]
+__all__ = ["h", "h_inv", "kernel", "kron_power", "apply_kron", "as_real", "check_eps", "check_distortion"]
 
 
 def as_real(value, what: str, error: type = InvalidInputError) -> float:
@@ -114,6 +114,15 @@ def kernel(eps: float, m: int) -> np.ndarray:
     K = np.full((m, m), t / z)
     np.fill_diagonal(K, 1.0 / z)
     return K
+
+
+def kron_power(M: np.ndarray, n: int) -> np.ndarray:
+    """The n-fold Kronecker power M^{⊗n} (rows and columns in itertools.product order): the mⁿ × mⁿ matrix of the
+    product channel whose every row uses the m × m channel ``M``.  Dense: callers check the size first."""
+    W = np.ones((1, 1))
+    for _ in range(n):
+        W = np.kron(W, M)
+    return W
 
 
 def apply_kron(M: np.ndarray, v: np.ndarray, n: int, *, transpose: bool = False) -> np.ndarray:

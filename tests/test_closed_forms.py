@@ -149,3 +149,17 @@ def test_bad_eps(bad):
 def test_bad_distortion(bad):
     with pytest.raises(InvalidDistortionError, match=r"\[0, 3\]"):
         check_distortion(bad, 3)
+
+
+def test_kron_power_is_the_product_channel():
+    """M^{⊗n}[x, y] = Π_k M[x_k, y_k] over databases in itertools.product order (brute force)."""
+    import itertools
+
+    from problems.closed_forms import kron_power
+
+    M = np.array([[0.7, 0.2, 0.1], [0.25, 0.5, 0.25], [0.1, 0.3, 0.6]])
+    n = 3
+    db = list(itertools.product(range(3), repeat=n))
+    ref = np.array([[np.prod([M[a, b] for a, b in zip(x, y)]) for y in db] for x in db])
+    assert np.allclose(kron_power(M, n), ref, rtol=1e-15, atol=0)
+    assert kron_power(M, 0).shape == (1, 1)

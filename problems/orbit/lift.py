@@ -14,6 +14,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import gammaln
 
+from ..closed_forms import kron_power
 from ..database import DENSE_LIMIT, DatabaseSpace
 from ..errors import InvalidInputError, ShapeMismatchError
 from ..mechanism import Mechanism
@@ -72,10 +73,7 @@ def lift_mechanism(result: SolveResult, *, limit: int = DENSE_LIMIT) -> Mechanis
     if result.extras.get("mechanism_level") == "database":
         return result.mechanism
     if reduction == "single-letter":  # u is the one-row channel: the Kronecker power
-        W = np.ones((1, 1))
-        for _ in range(n):
-            W = np.kron(W, u)
-        return Mechanism.on_space(W, space, clean=True)
+        return Mechanism.on_space(kron_power(u, n), space, clean=True)
     return Mechanism.on_space(_lift_matrix(n, m, reduction, u, None), space, clean=True)
 
 

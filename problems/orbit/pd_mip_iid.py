@@ -49,7 +49,7 @@ from typing import Any
 import numpy as np
 
 from ..certificate import Certificate
-from ..closed_forms import check_distortion
+from ..closed_forms import check_distortion, kron_power
 from ..database import DENSE_LIMIT, DatabaseSpace
 from ..errors import InvalidInputError, InvalidPriorError, ShapeMismatchError
 from ..lp.status import decide_status
@@ -83,10 +83,7 @@ class ProductChannel:
     def matrix(self, *, limit: int = DENSE_LIMIT) -> np.ndarray:
         """The mⁿ × mⁿ Kronecker power (itertools.product order); ProblemTooLargeError above ``limit``."""
         self.space.require_dense(limit)
-        W = np.ones((1, 1))
-        for _ in range(self.n):
-            W = np.kron(W, self.channel)
-        return W
+        return kron_power(self.channel, self.n)
 
     def mechanism(self, *, limit: int = DENSE_LIMIT) -> Mechanism:
         """:meth:`matrix` as a :class:`~problems.mechanism.Mechanism` labelled by the databases."""

@@ -57,6 +57,7 @@ from typing import Any
 
 import numpy as np
 
+from ..closed_forms import kron_power
 from ..errors import InfeasibleProgramError, InvalidInputError
 from ..lp import Bounds, Status
 from ..lp.status import decide_status
@@ -158,9 +159,7 @@ def product_theorem(program: Any, eps: float, *, solver: str | None = None) -> S
         "slope": n * _one_row_slope(single, res1, m),
     }
     if program.space.size <= program.lift_limit:
-        W = np.ones((1, 1))
-        for _ in range(n):
-            W = np.kron(W, W1)
+        W = kron_power(W1, n)
         cert = theorem_certificate(value, bounds.lower, bounds.upper, theorem)
         claimed = decide_status(bounds.lower, bounds.upper)
         W, status, value, bounds, _ = program._exact_lift(W, eps, claimed, value, bounds, cert)
