@@ -52,6 +52,9 @@ __all__ = [
     "reduced_lp_memory",
     "layered_lp_memory",
     "BYTES_PER_LAYERED_VARIABLE",
+    "layered_lp_seconds",
+    "LAYERED_SECONDS_N200",
+    "m2_joint_type_rows",
 ]
 
 MEMORY_LIMIT_ENV = "PRIVACY_PROBLEMS_MEMORY_LIMIT"
@@ -326,6 +329,31 @@ def layered_lp_memory(n: int) -> float:
     ((j+1)(n−j+1) variables, half-bandwidth min(j, n−j) + 1) and the per-variable arrays."""
     band = sum((j + 1) * (n - j + 1) * (min(j, n - j) + 2) for j in range(n + 1))
     return BASE_MEMORY + 8.0 * band + BYTES_PER_LAYERED_VARIABLE * float(reduced_lp_variables(n, 2))
+
+
+#: Measured wall seconds of the layered block method at m = 2, n = 200 (PD-DP ε = 1.5, through the public path on
+#: an otherwise idle 2-core machine, certified in one attempt): the calibration of :func:`layered_lp_seconds`.
+LAYERED_SECONDS_N200 = 473.0
+
+
+#: The power of n in :func:`layered_lp_seconds` (measured: n = 100 in 26–34 s, n = 200 in 473 s; one factorisation
+#: 0.22 s and 3.9 s, 17.7× for 2× the rows).
+LAYERED_SECONDS_POWER = 4.0
+
+
+def layered_lp_seconds(n: int) -> float:
+    """Expected wall seconds of the layered block method on an m = 2 joint-type LP with n rows, on an idle 2-core
+    machine: :data:`LAYERED_SECONDS_N200` · (n/200)^:data:`LAYERED_SECONDS_POWER` (the flops per iteration grow
+    like n⁴ at these sizes, and the iteration count slowly: 43 at n = 100, 63 at n = 200).  It predicts 30 s at
+    n = 100 and 2.1 hours at n = 400.  An estimate for the chain's default time limit, never part of a proof."""
+    return LAYERED_SECONDS_N200 * (max(int(n), 0) / 200.0) ** LAYERED_SECONDS_POWER
+
+
+def m2_joint_type_rows(variables: int, linking_rows: int) -> int | None:
+    """n when an LP with ``variables`` columns and ``linking_rows`` row sums is an m = 2 joint-type LP
+    (n + 1 row sums, C(n + 3, 3) joint types), else None."""
+    n = int(linking_rows) - 1
+    return n if n >= 1 and reduced_lp_variables(n, 2) == int(variables) else None
 
 
 def reduced_lp_memory(variables: int, ratio_rows: int | None = None, m: int | None = None) -> float:

@@ -85,3 +85,48 @@ def test_tightened_level_pays_the_target_cost():
     )
     # never past half of the interior
     assert chain.tightened_level(spec, 1e-7, z, lam) >= 0.5e-7
+
+
+class _Expecting:
+    name = "E"
+
+    def __init__(self, seconds):  # noqa: ANN001
+        self.seconds = seconds
+
+    def expected_seconds(self, spec):  # noqa: ANN001, ANN201
+        return self.seconds
+
+
+def test_the_default_limit_grows_with_the_expected_time():
+    """Without time_limit an attempt gets DEFAULT_TIME_LIMIT, or EXPECTED_TIME_MARGIN × its back end's expected
+    wall time where that is longer (m = 2, n = 200 would otherwise be cut while on course)."""
+    from problems.resources import layered_lp_seconds, m2_joint_type_rows
+    from problems.solvers.backends import BlockBackend, ClarabelBackend
+    from problems.solvers.settings import DEFAULT_TIME_LIMIT, EXPECTED_TIME_MARGIN
+
+    spec = ReducedPDDP(parse_symmetric_prior("iid:0.3,0.7", 6, 2)).lp.spec
+    assert m2_joint_type_rows(spec.K, spec.G) == 6
+    assert m2_joint_type_rows(spec.K + 1, spec.G) is None
+    assert chain.default_time_limit(spec, [BlockBackend()]) == DEFAULT_TIME_LIMIT  # n = 6: well below
+    assert chain.default_time_limit(spec, [ClarabelBackend()]) == DEFAULT_TIME_LIMIT  # no estimate
+    assert chain.default_time_limit(spec, [_Expecting(1000.0)]) == EXPECTED_TIME_MARGIN * 1000.0
+    assert chain.default_time_limit(spec, [_Expecting(float("nan"))]) == DEFAULT_TIME_LIMIT
+    # the calibration: n = 200 measured 473 s on an idle machine, the work grows like n⁴
+    assert layered_lp_seconds(200) == pytest.approx(473.0)
+    assert layered_lp_seconds(100) == pytest.approx(473.0 / 16)
+    assert EXPECTED_TIME_MARGIN * layered_lp_seconds(200) > 3 * DEFAULT_TIME_LIMIT
+
+
+def test_the_stated_budget_uses_the_expected_time(monkeypatch, ticker):
+    spec = ReducedPDDP(parse_symmetric_prior("iid:0.3,0.7", 6, 2)).lp.spec
+
+    class _Quick(_Slow):
+        def expected_seconds(self, spec):  # noqa: ANN001, ANN201
+            return 250.0
+
+    quick = _Quick("Q", 0.0)
+    monkeypatch.setattr(chain, "resolve_order", lambda *a, **k: [quick])
+    monkeypatch.setattr(chain, "ANNOUNCE_SIZE", 1)
+    chain.solve(spec, 0.5)
+    assert quick.limits == [1000.0]
+    assert "each attempt at most 1000 s, the point at most 3000 s" in ticker.getvalue()

@@ -573,6 +573,14 @@ class BlockBackend:
     def supports(self, spec: RatioLPSpec) -> bool:
         return spec.dense is None
 
+    def expected_seconds(self, spec: RatioLPSpec) -> float | None:
+        """Expected wall seconds on an idle 2-core machine where they are known: the layered method on an m = 2
+        joint-type LP (:func:`~problems.resources.layered_lp_seconds`); None otherwise."""
+        from ..resources import layered_lp_seconds, m2_joint_type_rows
+
+        n = m2_joint_type_rows(spec.K, spec.G)
+        return None if n is None else layered_lp_seconds(n)
+
     def solve(
         self, spec: RatioLPSpec, eps: float, *, time_limit: float, enough: Enough | None = None
     ) -> RawSolution:

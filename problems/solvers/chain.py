@@ -29,6 +29,7 @@ from .backends import BackendError, resolve_order
 from .settings import (
     ANNOUNCE_SIZE,
     DEFAULT_TIME_LIMIT,
+    EXPECTED_TIME_MARGIN,
     INTERIOR_MARGIN,
     NEAR_MISS,
     NEAR_MISS_FACTOR,
@@ -46,7 +47,7 @@ from .settings import (
 )
 from .stats import SolverStats
 
-__all__ = ["Attempt", "solve", "certificate_of", "tightened_level", "NEAR_MISS"]
+__all__ = ["Attempt", "solve", "certificate_of", "default_time_limit", "tightened_level", "NEAR_MISS"]
 
 
 def certificate_of(
@@ -137,6 +138,17 @@ def _repair_lost(spec: RatioLPSpec, z: np.ndarray | None, lower: float, upper: f
     return near and not upper - value <= 0.5 * rtol * value
 
 
+def default_time_limit(spec: RatioLPSpec, order: list) -> float:
+    """The per-attempt limit when none is given: :data:`~problems.solvers.settings.DEFAULT_TIME_LIMIT`, or
+    :data:`~problems.solvers.settings.EXPECTED_TIME_MARGIN` times the first back end's expected wall time where
+    that is longer (a large LP is given the time it needs, and the budget says so up front)."""
+    expected = getattr(order[0], "expected_seconds", None) if order else None
+    seconds = expected(spec) if expected is not None else None
+    if seconds is None or not math.isfinite(seconds):
+        return DEFAULT_TIME_LIMIT
+    return max(DEFAULT_TIME_LIMIT, EXPECTED_TIME_MARGIN * float(seconds))
+
+
 def solve(
     spec: RatioLPSpec,
     eps: float,
@@ -152,7 +164,8 @@ def solve(
     ``solver`` names the back end tried first (an unknown name raises
     :class:`~problems.errors.InvalidInputError` before anything runs); ``prefer`` is the program's own first
     choice when no solver is named; ``time_limit`` bounds each attempt (default
-    :data:`~problems.solvers.settings.DEFAULT_TIME_LIMIT` seconds; after a near miss — bounds within
+    :func:`default_time_limit`: :data:`~problems.solvers.settings.DEFAULT_TIME_LIMIT` seconds, longer for an LP
+    whose first back end is expected to need more; after a near miss — bounds within
     :data:`NEAR_MISS` — the later attempts get at most max(60 s, 20× the near miss's time); once the bounds
     certify the value by the absolute tolerance only, at most max(2 s, 5× the point's time so far), and SCS is
     not run: :data:`~problems.solvers.settings.SETTLED_SECONDS`); ``known_lower`` is
@@ -168,7 +181,7 @@ def solve(
         # ε = ε_min: the feasible set has no interior, so no point can be proved feasible by the repair and
         # fallbacks cannot help; one back end answers (status inaccurate, the lower bound still holds)
         order = order[:1]
-    limit = DEFAULT_TIME_LIMIT if time_limit is None else float(time_limit)
+    limit = default_time_limit(spec, order) if time_limit is None else float(time_limit)
     total = POINT_BUDGET_FACTOR * limit
     start = time.perf_counter()
     where = f"{spec.program} at ε = {eps:.6g} ({spec.K:,} variables)"
