@@ -131,6 +131,14 @@ class RaggedBlockSystem:
                 if layers_of(var_layer, label[order], pos[src], pos[dst]) and (
                     layered or sizes.max() > LAYERED_MIN_BLOCK
                 ):
+                    # the variables in band order (blocks, then layers inside each block): the banded factors
+                    # then read and write the iteration's vectors in place, without a gather and a scatter per
+                    # solve
+                    band = np.lexsort((np.arange(K), var_layer, label[order]))
+                    order = order[band]
+                    pos[order] = np.arange(K)
+                    Ap = Ap[:, band]
+                    var_layer = var_layer[band]
                     ro = np.argsort(label[src], kind="stable")  # the row order of the factorisation
                     self.layers = Layers(
                         var_layer, label[order], nblocks, C.shape[0], pos[src][ro], pos[dst][ro]
@@ -247,6 +255,8 @@ class RaggedBlockSystem:
         dense = self.layers is None and not self.sparse
         self._buffers = [np.empty((int(n), int(n))) for n in sizes] if dense else []
         self._live: SparseBlockFactor | None = None
+        self._pool = None
+        self._halves: list[tuple] | None = None
         self.sparse_pattern = (
             SparseBlockPattern(
                 self.offsets, self.roffsets, self.local_i, self.local_j, Cs.indices.astype(np.intp)
@@ -284,13 +294,52 @@ class RaggedBlockSystem:
         """One chunk: the flat layout does not split into aligned z- and w-chunks; threads work per block."""
         return [slice(None)]
 
+    def use_pool(self, pool) -> None:  # noqa: ANN001 - a ThreadPoolExecutor or None
+        """Threads for the products with G and Gᵀ of a layered system (the iteration hands over its pool).
+
+        G is block diagonal and its rows are in block order, so Gᵀ splits at a block boundary near K/2 into two
+        diagonal pieces, each a CSR matrix that shares its entries with Gᵀ (only the second piece's column
+        indices are shifted: 4 bytes per ratio row); the two halves of each product run on two threads (SciPy's
+        sparse products release the GIL).  Same sums in the same order as the whole product."""
+        self._pool = pool
+        if pool is None or self.layers is None or self._halves is not None or self.nblocks < 2:
+            return
+        G = self.G0T
+        b = int(np.clip(np.searchsorted(self.offsets, self.K // 2), 1, self.nblocks - 1))
+        r, p = int(self.offsets[b]), int(self.roffsets[b])
+        e = int(G.indptr[r])
+        first = sp.csr_matrix((G.data[:e], G.indices[:e], G.indptr[: r + 1]), shape=(r, p))
+        second = sp.csr_matrix(
+            (G.data[e:], G.indices[e:] - G.indices.dtype.type(p), G.indptr[r:] - G.indptr.dtype.type(e)),
+            shape=(self.K - r, self.P - p),
+        )
+        self._halves = [(0, r, 0, p, first, first.T), (r, self.K, p, self.P, second, second.T)]
+
     def G(self, u: np.ndarray) -> np.ndarray:
         if self.layers is not None:  # the same two products per row, summed in column order
-            return self.G0T.T @ u
+            if self._halves is None or self._pool is None:
+                return self.G0T.T @ u
+            out = np.empty(self.P)
+
+            def part(h: tuple) -> None:
+                r0, r1, p0, p1, _M, MT = h
+                out[p0:p1] = MT @ u[r0:r1]
+
+            list(self._pool.map(part, self._halves))
+            return out
         return u[self.pi] * self.a_i + u[self.pj] * self.a_j
 
     def GT(self, v: np.ndarray) -> np.ndarray:
-        return self.G0T @ v
+        if self._halves is None or self._pool is None:
+            return self.G0T @ v
+        out = np.empty(self.K)
+
+        def part(h: tuple) -> None:
+            r0, r1, p0, p1, M, _MT = h
+            out[r0:r1] = M @ v[p0:p1]
+
+        list(self._pool.map(part, self._halves))
+        return out
 
     def H_parts(self, D: np.ndarray, E: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """diag(H) and H's off-diagonal entries: one per ratio row (``off[p]`` at (pi_p, pj_p)), or for layered

@@ -539,6 +539,9 @@ def solve_block_angular(
     best: tuple = (np.inf,)
     short = 0
     pool = ThreadPoolExecutor(threads) if threads > 1 else None
+    use_pool = getattr(data, "use_pool", None)  # a system that splits its own products over the threads
+    if use_pool is not None:
+        use_pool(pool)
     try:
         for it in range(max_iter + 1):
             r_g = data.G(zt)
@@ -650,6 +653,8 @@ def solve_block_angular(
                 last = f"stalled at iteration {it}"
                 break
     finally:
+        if use_pool is not None:
+            use_pool(None)
         if pool is not None:
             pool.shutdown(wait=True)
     if best[0] <= accept:

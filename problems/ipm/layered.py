@@ -75,6 +75,9 @@ class Layers:
         gorder = np.lexsort((np.arange(K), var_layer, block))
         g = np.empty(K, dtype=np.int64)
         g[gorder] = np.arange(K)
+        #: the system's variables are already in band order (:class:`~problems.ipm.block.RaggedBlockSystem`
+        #: sorts them so): the solves work in place, without the permutation
+        self.identity = bool(np.array_equal(gorder, np.arange(K)))
         self.gorder = gorder
         starts = np.searchsorted(block[gorder], np.arange(nblocks + 1))
         self.starts = starts
@@ -127,7 +130,7 @@ class LayeredFactor:
         E = lay.E
         self.shifted = 0
         buf = np.zeros(int(lay.store_offsets[-1]))
-        buf[lay.diag_pos] = diag[lay.gorder]
+        buf[lay.diag_pos] = diag if lay.identity else diag[lay.gorder]
         buf[lay.off_pos] = off  # one entry per unordered pair of the ratio rows, in the order of off_pos
         self.buf = buf
         self.factors: list[np.ndarray] = [np.empty((0, 0))] * lay.nblocks
@@ -181,7 +184,7 @@ class LayeredFactor:
     def hinv(self, f: np.ndarray) -> np.ndarray:
         """H⁻¹ f (all blocks): one banded Cholesky solve per block."""
         lay = self.lay
-        out = np.asarray(f, dtype=float)[lay.gorder]
+        out = np.array(f, dtype=float) if lay.identity else np.asarray(f, dtype=float)[lay.gorder]
 
         def one(b: int) -> None:
             lo, hi = lay.starts[b], lay.starts[b + 1]
@@ -195,6 +198,8 @@ class LayeredFactor:
                 raise np.linalg.LinAlgError(f"banded Cholesky solve failed (info {info})")
 
         self._map(one)
+        if lay.identity:
+            return out
         res = np.empty_like(out)
         res[lay.gorder] = out
         return res

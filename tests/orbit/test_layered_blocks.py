@@ -33,6 +33,40 @@ def test_m2_blocks_are_layered_and_m3_blocks_are_not():
         RaggedBlockSystem(spec3.c, spec3.A, spec3.b, spec3.src, spec3.dst, spec3.kappa, math.e, layered=True)
 
 
+def test_layered_system_is_in_band_order_and_its_products_split_over_threads():
+    """The layered system keeps its variables in band order (the banded solves need no permutation), and the
+    products with G and Gᵀ split at a block boundary over two threads give the same numbers as SciPy's product
+    of the whole matrix (a sparse matrix built here from the ratio rows, the reference)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import scipy.sparse as sp
+
+    spec = ReducedPDDP(parse_symmetric_prior(MIXTURE, 12, 2)).lp.spec
+    r = math.exp(0.5)
+    s = RaggedBlockSystem(spec.c, spec.A, spec.b, spec.src, spec.dst, spec.kappa, r)
+    assert s.layers is not None and s.layers.identity
+    # G in the system's order and scaling: row p is g_p (u_src − rκ_p u_dst), g_p = 1/max(1, rκ_p), rows in the
+    # system's row order
+    rk = r * np.asarray(spec.kappa, dtype=float)
+    g = 1.0 / np.maximum(1.0, rk)
+    rows = np.empty(spec.P, dtype=np.intp)
+    rows[np.asarray(s.rorder)] = np.arange(spec.P)
+    i, j = np.asarray(s.pos)[spec.src], np.asarray(s.pos)[spec.dst]
+    G = sp.csr_matrix(
+        (np.concatenate([g, -rk * g]), (np.concatenate([rows, rows]), np.concatenate([i, j]))),
+        shape=(spec.P, spec.K),
+    )
+    rng = np.random.default_rng(3)
+    u, v = rng.random(spec.K), rng.random(spec.P)
+    with ThreadPoolExecutor(2) as pool:
+        s.use_pool(pool)
+        assert s._halves is not None
+        np.testing.assert_allclose(s.G(u), G @ u, rtol=1e-14, atol=1e-15)
+        np.testing.assert_allclose(s.GT(v), G.T @ v, rtol=1e-14, atol=1e-15)
+        s.use_pool(None)
+    np.testing.assert_allclose(s.G(u), G @ u, rtol=1e-14, atol=1e-15)
+
+
 @pytest.mark.parametrize("tile", [0, 1, 2])
 @pytest.mark.parametrize("n", [3, 7, 12])
 def test_layered_solves_equal_dense_solves_of_the_normal_equations(n, tile, monkeypatch):
