@@ -44,11 +44,22 @@ from scipy.linalg.lapack import dpbtrf, dpbtrs, dtbtrs
 from .iteration import schur_cholesky
 from .lapack import BandKernels, Level3Kernels, band_kernels, level3_kernels
 
-__all__ = ["Layers", "layers_of", "LayeredFactor", "SHIFT_TRIES", "COLUMN_GROUP", "TILE_ROWS"]
+__all__ = [
+    "Layers",
+    "layers_of",
+    "LayeredFactor",
+    "SHIFT_TRIES",
+    "COLUMN_GROUP",
+    "TILE_ROWS",
+    "SOLVE_GROUPS_PER_THREAD",
+]
 
 #: Diagonal shifts tried on a block that is not numerically positive definite (1e-14 … 1e-4 of its largest
 #: diagonal entry).
 SHIFT_TRIES = 7
+#: Tasks per thread of one banded solve over all blocks (:meth:`Layers.solve_groups`): measured at m = 2,
+#: n = 80, one task per block spent 0.75 s of 12 s in the thread pool's hand-over.
+SOLVE_GROUPS_PER_THREAD = 3
 #: Columns of A_bᵀ solved together on the trailing part of the band (the staircase of X_b).
 COLUMN_GROUP = 16
 #: Rows per tile of the level-3 solve X_b = L_b⁻¹A_bᵀ (:func:`_tiled_solve`), as a multiple of the half-bandwidth
@@ -105,6 +116,7 @@ class Layers:
         off_pos = self.store_offsets[rblock[keep]] + col * (kd[rblock[keep]] + 1) + (hi - lo)[keep]
         # 32-bit positions where the band storage allows (a P/2-vector: 11 MB instead of 22 at m = 2, n = 200)
         self.off_pos = off_pos.astype(np.int32) if small else off_pos
+        self._groups: dict[int, list[range]] = {}
         # per block: the layer of each local variable and where each layer starts (for A_bᵀ and the staircase)
         lay_sorted = var_layer[gorder].astype(np.int32)  # layers < E: 32 bits
         self.block_layers = []
@@ -112,6 +124,17 @@ class Layers:
             lb = lay_sorted[starts[b] : starts[b + 1]]
             present, first = np.unique(lb, return_index=True)
             self.block_layers.append((lb, present, first))
+
+    def solve_groups(self, threads: int) -> list[range]:
+        """The blocks cut into :data:`SOLVE_GROUPS_PER_THREAD` · ``threads`` contiguous ranges of about equal
+        banded-solve work (Σ n_b (kd_b + 1)), the tasks of one solve over all blocks."""
+        if threads not in self._groups:
+            work = np.cumsum(self.sizes * (self.kd + 1), dtype=float)
+            k = max(1, min(self.nblocks, SOLVE_GROUPS_PER_THREAD * int(threads)))
+            cuts = np.searchsorted(work, work[-1] * np.arange(1, k) / k) + 1
+            edges = np.unique(np.concatenate([[0], np.clip(cuts, 0, self.nblocks), [self.nblocks]]))
+            self._groups[threads] = [range(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:]) if b > a]
+        return self._groups[threads]
 
 
 class LayeredFactor:
@@ -197,7 +220,16 @@ class LayeredFactor:
             if info != 0:
                 raise np.linalg.LinAlgError(f"banded Cholesky solve failed (info {info})")
 
-        self._map(one)
+        if self.pool is None:
+            for b in range(lay.nblocks):
+                one(b)
+        else:  # a few tasks of many blocks each: one task per block cost more than the smaller solves
+
+            def group(g: range) -> None:
+                for b in g:
+                    one(b)
+
+            list(self.pool.map(group, lay.solve_groups(self.pool._max_workers)))
         if lay.identity:
             return out
         res = np.empty_like(out)
