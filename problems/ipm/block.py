@@ -315,31 +315,32 @@ class RaggedBlockSystem:
         )
         self._halves = [(0, r, 0, p, first, first.T), (r, self.K, p, self.P, second, second.T)]
 
+    def _split(self, x: np.ndarray, transpose: bool) -> np.ndarray:
+        """Gᵀx (``transpose=False``: x a P-vector) or Gx = (Gᵀ)ᵀx (x a K-vector), one half per thread."""
+        assert self._halves is not None and self._pool is not None
+        out = np.empty(self.P if transpose else self.K)
+
+        def part(h: tuple) -> None:
+            r0, r1, p0, p1, M, MT = h
+            if transpose:
+                out[p0:p1] = MT @ x[r0:r1]
+            else:
+                out[r0:r1] = M @ x[p0:p1]
+
+        list(self._pool.map(part, self._halves))
+        return out
+
     def G(self, u: np.ndarray) -> np.ndarray:
         if self.layers is not None:  # the same two products per row, summed in column order
             if self._halves is None or self._pool is None:
                 return self.G0T.T @ u
-            out = np.empty(self.P)
-
-            def part(h: tuple) -> None:
-                r0, r1, p0, p1, _M, MT = h
-                out[p0:p1] = MT @ u[r0:r1]
-
-            list(self._pool.map(part, self._halves))
-            return out
+            return self._split(u, transpose=True)
         return u[self.pi] * self.a_i + u[self.pj] * self.a_j
 
     def GT(self, v: np.ndarray) -> np.ndarray:
         if self._halves is None or self._pool is None:
             return self.G0T @ v
-        out = np.empty(self.K)
-
-        def part(h: tuple) -> None:
-            r0, r1, p0, p1, M, _MT = h
-            out[r0:r1] = M @ v[p0:p1]
-
-        list(self._pool.map(part, self._halves))
-        return out
+        return self._split(v, transpose=False)
 
     def H_parts(self, D: np.ndarray, E: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """diag(H) and H's off-diagonal entries: one per ratio row (``off[p]`` at (pi_p, pj_p)), or for layered
