@@ -1,7 +1,7 @@
 """Scale benchmark of the reduced PD-DP / PD-I: the toolkit against one plain HiGHS call on the same LP.
 
 Run: ``python benchmarks/bench_reduced_scale.py [--quick] [--n 30 50 …] [--priors …] [--with-400] [--m3]
-[--highs-time-limit 600]``.  Prints a markdown table and writes ``benchmarks/results/reduced_scale.json``
+[--highs-time-limit 600] [--toolkit-only]``.  Prints a markdown table and writes ``benchmarks/results/reduced_scale.json``
 (rewritten atomically after every point, so an interrupted run leaves the points done so far).
 
 Points: m = 2, priors ``iid:0.3,0.7`` and ``mixture:0.5,0.5/0.8,0.2/0.3,0.7``, n ∈ {30, 50, 100, 200} (``--quick``:
@@ -230,6 +230,7 @@ def main() -> None:
     )
     ap.add_argument("--priors", nargs="+", default=list(PRIORS_M2), help="the m = 2 priors (default: both)")
     ap.add_argument("--highs-time-limit", type=float, default=600.0, help="HiGHS time_limit in seconds")
+    ap.add_argument("--toolkit-only", action="store_true", help="run the toolkit side only (no HiGHS call)")
     ap.add_argument(
         "--child-timeout",
         type=float,
@@ -265,7 +266,9 @@ def main() -> None:
         row = {**point, "load_average_before": os.getloadavg()}
         row["toolkit"] = run_child("toolkit", point, args.highs_time_limit, args.child_timeout)
         row["highs"] = (
-            run_child("highs", point, args.highs_time_limit, args.child_timeout) if pt["highs"] else None
+            run_child("highs", point, args.highs_time_limit, args.child_timeout)
+            if pt["highs"] and not args.toolkit_only
+            else None
         )
         row["load_average_after"] = os.getloadavg()
         tk_value, hs_value = row["toolkit"].get("value"), (row["highs"] or {}).get("value")
