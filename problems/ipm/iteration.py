@@ -99,6 +99,9 @@ class BlockSystem(Protocol):
     def factor(self, diag, off, threads, deflation, pool=None): ...  # noqa: ANN001, ANN201
     def deflation(self, zt, w, r_g, D, E, diag) -> dict: ...  # noqa: ANN001
 
+    # optional: ``use_pool(pool)`` receives the iteration's thread pool (None when it ends), for a system that
+    # splits its own products over the threads (:meth:`problems.ipm.block.RaggedBlockSystem.use_pool`)
+
 
 def schur_cholesky(S: np.ndarray) -> tuple[np.ndarray, bool]:
     """Cholesky factor (``scipy.linalg.cho_factor``) of the symmetrised Schur complement, with a 1e-14 relative

@@ -28,7 +28,10 @@ on the trailing part of the band that they reach.  With the CBLAS kernels (:func
 of rows, on the band factor read as a dense matrix); measured on one factorisation at m = 2 (one thread, CPU
 time): n = 100, 0.25 → 0.22 s; n = 200, 5.2 → 3.9 s.
 
-**Newton solves.**  :math:`H^{-1}f` is one ``dpbtrs`` per block.
+**Newton solves.**  :math:`H^{-1}f` is one ``dpbtrs`` per block, in place: the block system keeps its variables
+in band order (blocks, then layers), so no permutation is needed.  On a thread pool the blocks go out as a few
+contiguous groups of about equal work per thread (:meth:`Layers.solve_groups`), and the block system splits its
+products with G and Gᵀ at a block boundary over two threads (:meth:`~problems.ipm.block.RaggedBlockSystem.use_pool`).
 
 The iteration (Mehrotra predictor–corrector, Gondzio correctors, iterative refinement) is
 :func:`~problems.ipm.iteration.solve_block_angular`, shared with the dense and the ragged block methods; the
