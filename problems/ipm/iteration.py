@@ -19,7 +19,8 @@ iteration on it:
   or flexible GMRES with the unrefined solve as preconditioner where the block system asks for it
   (:meth:`_Newton._gmres`);
 * separate primal and dual step lengths, a fraction :data:`ETA` of the way to the boundary;
-* stopping on the KKT measure, on the caller's certificate (``enough``, asked once the relative duality gap
+* stopping on the KKT measure (its dual residual counted beyond the rounding floor of its terms,
+  :func:`_dual_residual`), on the caller's certificate (``enough``, asked once the relative duality gap
   is below :data:`ENOUGH_GAP`), on a stall at the rounding floor, or on a time limit.
 
 The answer is never trusted here: the caller certifies it with the toolkit's rigorous bounds.

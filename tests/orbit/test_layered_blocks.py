@@ -247,3 +247,24 @@ def test_dual_residual_of_the_iterates_falls_below_its_rounding(monkeypatch):
     j = int(np.argmax(np.abs(r_d)))
     terms = abs(sysm.ct[j]) + abs(sysm.AT(nu)[j]) + float(sysm.GT_abs(lam)[j]) + s[j]
     assert abs(_exact_dual_residual(sysm, nu, lam, s, j)) <= iteration.DRES_FLOOR * terms
+
+
+#: The optimum of the reduced PD-DP LP, mixture prior, n = 100, ε = 0.5, from HiGHS's dual simplex with no time
+#: limit (``scipy.optimize.linprog(method="highs-ds")`` on the matrices of ``prog.lp.spec``, default
+#: tolerances; 779 CPU s, 1.3 GB): independent of the toolkit's back ends and certificate.  Its multipliers prove
+#: 25.000586379 by the toolkit's safe bound (its vertex repairs poorly, to 37.75).
+MIXTURE_N100_HIGHS = 25.00058654698248
+
+
+@pytest.mark.slow
+def test_pd_dp_mixture_n100_eps_half_is_certified():
+    """The point whose dual residual (rounding on variables of 1e-22 with s ≈ 1e10) grew to 3e-5 and ended the
+    block method as stalled at a gap of 3e-6: through the public path, one attempt of the block method, certified,
+    and its bounds hold the HiGHS optimum (to HiGHS's tolerance of 1e-7)."""
+    prog = ReducedPDDP(parse_symmetric_prior(MIXTURE, 100, 2))
+    res = prog.solve(0.5, method="lp")
+    assert str(res.status) == "optimal"
+    assert res.bounds.upper - res.bounds.lower <= 1e-6 * res.bounds.upper
+    ref = MIXTURE_N100_HIGHS
+    assert res.bounds.lower - 1e-7 * ref <= ref <= res.bounds.upper + 1e-7 * ref
+    assert [name for name, _ in res.stats.attempts] == ["BLOCK"]
