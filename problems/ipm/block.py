@@ -57,7 +57,7 @@ from ..errors import InvalidInputError, ProblemTooLargeError, SolverFailedError
 from .iteration import BLAS_THREADS, SOLVER_NAME, schur_cholesky, solve_block_angular
 from .lapack import BlasThreads, lapack_kernels, trim_heap
 from .layered import LayeredFactor, Layers, layers_of
-from .rows import scaled_ratio_rows
+from .rows import abs_product, scaled_ratio_rows
 from .sparse_block import SparseBlockFactor, SparseBlockPattern
 
 __all__ = ["RaggedBlockSystem", "solve_block_lp", "BLOCK_SOLVER_NAME", "MAX_BLOCK_SIZE", "MAX_BLOCK_BYTES"]
@@ -341,6 +341,10 @@ class RaggedBlockSystem:
         if self._halves is None or self._pool is None:
             return self.G0T @ v
         return self._split(v, transpose=False)
+
+    def GT_abs(self, v: np.ndarray) -> np.ndarray:
+        """|G|ᵀ v (the sizes of the terms of Gᵀv)."""
+        return abs_product(self.G0T, v)
 
     def H_parts(self, D: np.ndarray, E: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """diag(H) and H's off-diagonal entries: one per ratio row (``off[p]`` at (pi_p, pj_p)), or for layered

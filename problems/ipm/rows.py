@@ -7,7 +7,7 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["reverse_pairs", "ScaledRatioRows", "scaled_ratio_rows"]
+__all__ = ["reverse_pairs", "ScaledRatioRows", "scaled_ratio_rows", "abs_product"]
 
 
 def reverse_pairs(src: np.ndarray, dst: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
@@ -55,3 +55,11 @@ def scaled_ratio_rows(
     if not np.all(found):
         raise ValueError("the ratio rows must come in reverse pairs (i, j) and (j, i)")
     return ScaledRatioRows(g, g, a_j, GT, GsqT, g * a_j, rev)
+
+
+def abs_product(M: sp.csr_matrix, v: np.ndarray) -> np.ndarray:
+    """|M| v (entrywise absolute values of the sparse M): the size of the terms summed in M v, whose rounding
+    error is at most a small multiple of the unit roundoff times it.  The absolute values live only during the
+    product (they share M's index arrays)."""
+    absM = sp.csr_matrix((np.abs(M.data), M.indices, M.indptr), shape=M.shape)
+    return absM @ v

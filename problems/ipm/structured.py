@@ -79,7 +79,7 @@ from .iteration import (  # noqa: F401 - the iteration's names, re-exported for 
     solve_block_angular,
 )
 from .lapack import BlasThreads, lapack_kernels
-from .rows import reverse_pairs, scaled_ratio_rows  # noqa: F401 - reverse_pairs re-exported
+from .rows import abs_product, reverse_pairs, scaled_ratio_rows  # noqa: F401 - reverse_pairs re-exported
 
 __all__ = ["solve_ratio_lp_structured", "StructuredIPMData", "SOLVER_NAME"]
 
@@ -195,6 +195,10 @@ class StructuredIPMData:
     def GT(self, v: np.ndarray) -> np.ndarray:
         """Gᵀ v for v of shape (N_y, P); result (N_y, N_x)."""
         return np.asarray((self.G0T @ v.T).T)
+
+    def GT_abs(self, v: np.ndarray) -> np.ndarray:
+        """|G|ᵀ v (the sizes of the terms of Gᵀv), same layout as :meth:`GT`."""
+        return np.asarray(abs_product(self.G0T, v.T).T)
 
     def H_parts(self, D: np.ndarray, E: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Diagonal (N_y, N) and pair-indexed off-diagonal (N_y, P) entries of H_y = G0ᵀ D_y G0 + E_y."""
