@@ -78,25 +78,21 @@ def layers_of(var_layer: np.ndarray, block: np.ndarray, src: np.ndarray, dst: np
 class Layers:
     """The banded layout of a block system whose blocks are block tridiagonal along their layers.
 
-    Parameters are in the block system's variable order (blocks contiguous): ``var_layer[i]`` the linking row
-    of variable i, ``block[i]`` its block, ``src``/``dst`` the ratio rows in the factorisation's row order.
+    Parameters are in the block system's variable order, which must be the *band order* — blocks contiguous,
+    layer-major inside each block (:class:`~problems.ipm.block.RaggedBlockSystem` sorts its variables so, and the
+    banded solves then work on the iteration's vectors in place): ``var_layer[i]`` the linking row of variable i,
+    ``block[i]`` its block, ``src``/``dst`` the ratio rows in the factorisation's row order.
     """
 
     def __init__(self, var_layer: np.ndarray, block: np.ndarray, nblocks: int, E: int, src, dst) -> None:  # noqa: ANN001
         K = var_layer.size
         self.K, self.E, self.nblocks = K, E, nblocks
-        # banded order: blocks in the system's order, layer-major inside each block
-        gorder = np.lexsort((np.arange(K), var_layer, block))
-        g = np.empty(K, dtype=np.int64)
-        g[gorder] = np.arange(K)
-        #: the system's variables are already in band order (:class:`~problems.ipm.block.RaggedBlockSystem`
-        #: sorts them so): the solves work in place, without the permutation
-        self.identity = bool(np.array_equal(gorder, np.arange(K)))
-        self.gorder = gorder
-        starts = np.searchsorted(block[gorder], np.arange(nblocks + 1))
+        if K > 1 and not np.all((np.diff(block) > 0) | ((np.diff(block) == 0) & (np.diff(var_layer) >= 0))):
+            raise ValueError("the variables of a layered system must be in band order (blocks, then layers)")
+        starts = np.searchsorted(block, np.arange(nblocks + 1))
         self.starts = starts
-        hi = np.maximum(g[src], g[dst])
-        lo = np.minimum(g[src], g[dst])
+        hi = np.maximum(src, dst)
+        lo = np.minimum(src, dst)
         rblock = block[src]
         kd = np.zeros(nblocks, dtype=np.int64)
         np.maximum.at(kd, rblock, hi - lo)
@@ -108,20 +104,19 @@ class Layers:
         self.store_offsets = np.concatenate([[0], np.cumsum(store)])
         # flat positions (Fortran band storage, lower: ab[r, c] = H[c + r, c]) of the diagonal and of each row's
         # off-diagonal entry (one per unordered pair: the row whose source comes later in the band order)
-        local = np.arange(K) - starts[block[gorder]]  # local column of banded position
-        diag_pos = self.store_offsets[block[gorder]] + local * (kd[block[gorder]] + 1)
+        local = np.arange(K) - starts[block]  # local column of banded position
+        diag_pos = self.store_offsets[block] + local * (kd[block] + 1)
         small = self.store_offsets[-1] < 2**31 - 1
         self.diag_pos = diag_pos.astype(np.int32) if small else diag_pos
-        self.gorder = gorder.astype(np.int32) if K < 2**31 - 1 else gorder
-        keep = np.flatnonzero(g[src] > g[dst])
-        col = g[dst[keep]] - starts[rblock[keep]]
+        keep = np.flatnonzero(src > dst)
+        col = dst[keep] - starts[rblock[keep]]
         self.off_rows = keep
         off_pos = self.store_offsets[rblock[keep]] + col * (kd[rblock[keep]] + 1) + (hi - lo)[keep]
         # 32-bit positions where the band storage allows (a P/2-vector: 11 MB instead of 22 at m = 2, n = 200)
         self.off_pos = off_pos.astype(np.int32) if small else off_pos
         self._groups: dict[int, list[range]] = {}
         # per block: the layer of each local variable and where each layer starts (for A_bᵀ and the staircase)
-        lay_sorted = var_layer[gorder].astype(np.int32)  # layers < E: 32 bits
+        lay_sorted = var_layer.astype(np.int32)  # layers < E: 32 bits
         self.block_layers = []
         for b in range(nblocks):
             lb = lay_sorted[starts[b] : starts[b + 1]]
@@ -156,7 +151,7 @@ class LayeredFactor:
         E = lay.E
         self.shifted = 0
         buf = np.zeros(int(lay.store_offsets[-1]))
-        buf[lay.diag_pos] = diag if lay.identity else diag[lay.gorder]
+        buf[lay.diag_pos] = diag
         buf[lay.off_pos] = off  # one entry per unordered pair of the ratio rows, in the order of off_pos
         self.buf = buf
         self.factors: list[np.ndarray] = [np.empty((0, 0))] * lay.nblocks
@@ -210,7 +205,7 @@ class LayeredFactor:
     def hinv(self, f: np.ndarray) -> np.ndarray:
         """H⁻¹ f (all blocks): one banded Cholesky solve per block."""
         lay = self.lay
-        out = np.array(f, dtype=float) if lay.identity else np.asarray(f, dtype=float)[lay.gorder]
+        out = np.array(f, dtype=float)  # solved in place, block by block
 
         def one(b: int) -> None:
             lo, hi = lay.starts[b], lay.starts[b + 1]
@@ -233,11 +228,7 @@ class LayeredFactor:
                     one(b)
 
             list(self.pool.map(group, lay.solve_groups(self.pool._max_workers)))
-        if lay.identity:
-            return out
-        res = np.empty_like(out)
-        res[lay.gorder] = out
-        return res
+        return out
 
     # --- protocol of solve_block_angular (one chunk: the whole vector)
     def forward(self, fc: np.ndarray, c: slice, work: np.ndarray) -> np.ndarray:

@@ -44,7 +44,11 @@ def test_layered_system_is_in_band_order_and_its_products_split_over_threads():
     spec = ReducedPDDP(parse_symmetric_prior(MIXTURE, 12, 2)).lp.spec
     r = math.exp(0.5)
     s = RaggedBlockSystem(spec.c, spec.A, spec.b, spec.src, spec.dst, spec.kappa, r)
-    assert s.layers is not None and s.layers.identity
+    assert s.layers is not None
+    # band order: blocks contiguous, layers non-decreasing inside each block (the variable's linking row)
+    layer = np.asarray(s._layer)
+    block = np.repeat(np.arange(s.nblocks), np.diff(s.offsets))
+    assert np.all((np.diff(block) > 0) | (np.diff(layer) >= 0))
     # G in the system's order and scaling: row p is g_p (u_src − rκ_p u_dst), g_p = 1/max(1, rκ_p), rows in the
     # system's row order
     rk = r * np.asarray(spec.kappa, dtype=float)
@@ -302,3 +306,10 @@ def test_pd_dp_mixture_n100_eps_half_is_certified():
     ref = MIXTURE_N100_HIGHS
     assert res.bounds.lower - 1e-7 * ref <= ref <= res.bounds.upper + 1e-7 * ref
     assert [name for name, _ in res.stats.attempts] == ["BLOCK"]
+
+
+def test_layers_refuse_variables_out_of_band_order():
+    from problems.ipm.layered import Layers
+
+    with pytest.raises(ValueError, match="band order"):
+        Layers(np.array([1, 0]), np.array([0, 0]), 1, 2, np.array([0]), np.array([1]))
