@@ -58,9 +58,25 @@ def test_the_ticker_is_silent_unless_enabled(capsys):
     assert capsys.readouterr().err == ""
 
 
-def test_tightened_resolve_certifies_what_the_mixture_repair_could_not(highs_optimum):
+def test_face_repair_certifies_clarabels_first_answer(highs_optimum):
     """Mixture prior, n = 30, PD-DP ε = 0.5 with Clarabel first: its point repairs to 47 % above the optimum by
+    mixing alone; rebuilt on the face of its tight rows (problems.lp.face) it is certified in the first attempt,
+    with no re-solve, and matches HiGHS on the same LP (tight tolerances)."""
+    spec = ReducedPDDP(parse_symmetric_prior("mixture:0.5,0.5/0.8,0.2/0.3,0.7", 30, 2)).lp.spec
+    sol = chain.solve(spec, 0.5, solver="clarabel")
+    assert [a for a, _ in sol.stats.attempts] == ["CLARABEL"]
+    assert str(sol.status) == "optimal"
+    ref = highs_optimum(spec, 0.5)
+    assert sol.bounds.lower - 1e-9 <= ref <= sol.bounds.upper + 1e-9
+    assert abs(sol.value - ref) <= 1e-6 * ref
+
+
+def test_tightened_resolve_certifies_what_the_mixture_repair_could_not(highs_optimum, monkeypatch):
+    """The same point with the face repair switched off: Clarabel's point repairs to 47 % above the optimum by
     mixing; the re-solve at ε − δ is certified and matches HiGHS on the same LP (tight tolerances)."""
+    import problems.lp.bounds as bounds
+
+    monkeypatch.setattr(bounds, "face_points", lambda *a, **k: iter(()))
     spec = ReducedPDDP(parse_symmetric_prior("mixture:0.5,0.5/0.8,0.2/0.3,0.7", 30, 2)).lp.spec
     sol = chain.solve(spec, 0.5, solver="clarabel")
     names = [a for a, _ in sol.stats.attempts]

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .face import face_points
 from .spec import RatioLPSpec
 from .status import ABSOLUTE_GAP, RELATIVE_GAP, UNIT_ROUNDOFF, bounds_agree, decide_status, refined
 
@@ -469,10 +470,15 @@ def certify(
     *,
     known_lower: float = 0.0,
     rtol: float = RELATIVE_GAP,
+    face: bool = True,
 ) -> LPCertificate:
     """Repair ``z`` to an exactly feasible point, bound the optimum from both sides, decide certification.
 
     ``known_lower`` is a lower bound proved elsewhere (a closed form of Wang, Ying & Zhang (2016)); the larger one is kept.
+    With ``face`` (the default), when the repaired point does not yet prove the value to ``rtol``, the points
+    rebuilt on the face that ``z`` makes tight (:mod:`problems.lp.face`) are repaired and verified too, and the
+    lowest proved upper bound is kept (an interior-point iterate short of the optimum gains nothing from them,
+    so the chain's early-stop test on iterates leaves them out).
     """
     zr, t = repair(spec, z, eps)
     up = upper_bound(spec, zr) if zr is not None else math.inf
@@ -485,6 +491,21 @@ def certify(
                 zr, t, up = zt, 1.0, up_t
     lo, d = lower_bound(spec, eps, nu, lam, up)
     lo = max(lo, float(known_lower))
+    if face and z is not None and not (zr is not None and refined(lo, up, rtol)):
+        up_before = up
+        for zf in face_points(spec, z, eps):
+            zf, tf = repair(spec, zf, eps)
+            if zf is None:
+                continue
+            up_f = upper_bound(spec, zf)
+            if up_f < up:
+                zr, t, up = zf, tf, up_f
+                if refined(lo, up, rtol):
+                    break
+        if up < up_before:  # the lower bound caps the variables by the upper bound: a lower one may help
+            lo_f, d_f = lower_bound(spec, eps, nu, lam, up)
+            if lo_f > lo:
+                lo, d = lo_f, d_f
     if lo > up:  # cannot happen for valid bounds; never report a contradiction as certified
         raise AssertionError(f"{spec.program}: lower bound {lo!r} above upper bound {up!r} at ε = {eps!r}")
     return LPCertificate(zr, t, Bounds(lo, up), d, rtol)
