@@ -1,7 +1,7 @@
 """Scale benchmark of the reduced PD-DP / PD-I: the toolkit against one plain HiGHS call on the same LP.
 
 Run: ``python benchmarks/bench_reduced_scale.py [--quick] [--n 30 50 …] [--priors …] [--with-400] [--m3]
-[--highs-time-limit 600] [--toolkit-only]``.  Prints a markdown table and writes ``benchmarks/results/reduced_scale.json``
+[--highs-time-limit 600] [--toolkit-only] [--compare-active]``.  Prints a markdown table and writes ``benchmarks/results/reduced_scale.json``
 (rewritten atomically after every point, so an interrupted run leaves the points done so far).
 
 Points: m = 2, priors ``iid:0.3,0.7`` and ``mixture:0.5,0.5/0.8,0.2/0.3,0.7``, n ∈ {30, 50, 100, 200} (``--quick``:
@@ -63,6 +63,10 @@ def _program(point: dict):
 
 def child_toolkit(point: dict) -> dict:
     import problems.orbit  # noqa: F401 - imported before the clock starts, as on the HiGHS side
+    from problems.solvers import settings
+
+    # --compare-active: the block method without the active-block probe
+    settings.ACTIVE_BLOCKS = point.get("active_blocks", True)
 
     t0 = time.perf_counter()
     prog, eps = _program(point)
@@ -232,6 +236,11 @@ def main() -> None:
     ap.add_argument("--highs-time-limit", type=float, default=600.0, help="HiGHS time_limit in seconds")
     ap.add_argument("--toolkit-only", action="store_true", help="run the toolkit side only (no HiGHS call)")
     ap.add_argument(
+        "--compare-active",
+        action="store_true",
+        help="also run the toolkit with the active-block probe off, just before (side by side)",
+    )
+    ap.add_argument(
         "--child-timeout",
         type=float,
         default=None,
@@ -264,6 +273,11 @@ def main() -> None:
     for pt in points(ns, args.with_400, args.m3, args.priors):
         point = {k: pt[k] for k in ("program", "prior", "n", "m", "eps_arg")}
         row = {**point, "load_average_before": os.getloadavg()}
+        if args.compare_active:
+            off = {**point, "active_blocks": False}
+            row["toolkit_without_active_blocks"] = run_child(
+                "toolkit", off, args.highs_time_limit, args.child_timeout
+            )
         row["toolkit"] = run_child("toolkit", point, args.highs_time_limit, args.child_timeout)
         row["highs"] = (
             run_child("highs", point, args.highs_time_limit, args.child_timeout)
@@ -278,6 +292,14 @@ def main() -> None:
         rows.append(row)
         _write(out, meta, rows)
         print(table_row(row), flush=True)
+        if args.compare_active:
+            before, after = row["toolkit_without_active_blocks"], row["toolkit"]
+            print(
+                f"  without active blocks: {before.get('time_s', float('nan')):.1f} s {before.get('status')}; "
+                f"with: {after.get('time_s', float('nan')):.1f} s {after.get('status')} "
+                f"({(after.get('attempts') or [['', '']])[0][1][:60]})",
+                flush=True,
+            )
     print("\n" + HEADER)
     for row in rows:
         print(table_row(row))

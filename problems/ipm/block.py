@@ -107,6 +107,7 @@ class RaggedBlockSystem:
         max_block: int = MAX_BLOCK_SIZE,
         layered: bool | None = None,
         sparse: bool | None = None,
+        band_layer: np.ndarray | None = None,
     ) -> None:
         c = np.asarray(c, dtype=float)
         K = c.size
@@ -127,7 +128,10 @@ class RaggedBlockSystem:
             C = sp.csc_matrix(Ap)
             one_each = C.shape[0] > 0 and np.array_equal(np.diff(C.indptr), np.ones(K, dtype=C.indptr.dtype))
             if one_each and np.all(C.data == 1.0):
-                var_layer = C.indices.astype(np.intp)
+                link = C.indices.astype(np.intp)
+                # the layers of the band: the linking rows, or the caller's (a system with one linking row per
+                # block, the pricing LP of problems.lp.active_blocks, keeps the band of the joint-type layers)
+                var_layer = link if band_layer is None else np.asarray(band_layer, dtype=np.intp)[order]
                 if layers_of(var_layer, label[order], pos[src], pos[dst]) and (
                     layered or sizes.max() > LAYERED_MIN_BLOCK
                 ):
@@ -141,7 +145,13 @@ class RaggedBlockSystem:
                     var_layer = var_layer[band]
                     ro = np.argsort(label[src], kind="stable")  # the row order of the factorisation
                     self.layers = Layers(
-                        var_layer, label[order], nblocks, C.shape[0], pos[src][ro], pos[dst][ro]
+                        var_layer,
+                        label[order],
+                        nblocks,
+                        C.shape[0],
+                        pos[src][ro],
+                        pos[dst][ro],
+                        link=None if band_layer is None else link[band],
                     )
         if layered and self.layers is None:
             raise InvalidInputError("the layered block method needs ratio rows between adjacent linking rows")
@@ -509,22 +519,33 @@ def solve_block_lp(
     layered: bool | None = None,
     sparse: bool | None = None,
     enough: Callable[[np.ndarray, np.ndarray, np.ndarray], bool] | None = None,
+    probe: Callable[[np.ndarray, np.ndarray, np.ndarray, int], bool] | None = None,
+    band_layer: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int, float]:
     """Solve the block LP; returns ``(u, ν, λ, s, iterations, seconds)`` for rows ``u_s − rκ u_d ≤ 0``.
 
     Sign convention of :meth:`ReducedLP.certificate`: c + Aᵀν + Gᵀλ − s = 0, λ, s ≥ 0.  With
     ``bounded=False`` the rows u ≥ 0 are left out (the caller asserts that the ratio rows imply them, see
     :class:`~problems.orbit.reduced_lp.ReducedLP`); then s = 0 and H_b = G_bᵀDG_b, positive definite because
-    every variable has a reverse pair of rows with r > 1.  ``enough(u, ν, λ)`` (caller's order and scaling) may
-    end the iteration early: see :func:`~problems.ipm.iteration.solve_block_angular`.
+    every variable has a reverse pair of rows with r > 1.  ``enough(u, ν, λ)`` and ``probe(u, ν, λ, iteration)``
+    (caller's order and scaling) may end the iteration early: see
+    :func:`~problems.ipm.iteration.solve_block_angular`.  ``band_layer`` (one per variable) orders the banded
+    factors of a system whose linking rows are not its layers (one linking row per block: see
+    :class:`~problems.ipm.layered.Layers`).
     """
     t0 = time.perf_counter()
     trim_heap()
-    sysm = RaggedBlockSystem(c, A, b, src, dst, kappa, r, bounded=bounded, layered=layered, sparse=sparse)
+    sysm = RaggedBlockSystem(
+        c, A, b, src, dst, kappa, r, bounded=bounded, layered=layered, sparse=sparse, band_layer=band_layer
+    )
 
     def stop(u, nu, lam, s) -> bool:  # noqa: ANN001 - the caller's test, on the unscaled iterate
         assert enough is not None  # passed only when given
         return bool(enough(*sysm.unscale(u, nu, lam, s)[:3]))
+
+    def look(u, nu, lam, s, it: int) -> bool:  # noqa: ANN001 - the caller's probe, on the unscaled iterate
+        assert probe is not None  # passed only when given
+        return bool(probe(*sysm.unscale(u, nu, lam, s)[:3], it))
 
     # overflow/invalid values end the iteration ("non-finite iterate") and the caller falls back to Clarabel
     with BlasThreads(BLAS_THREADS), np.errstate(over="ignore", invalid="ignore", divide="ignore"):
@@ -537,6 +558,7 @@ def solve_block_lp(
             deflate_below=0.0,
             time_limit=time_limit,
             enough=None if enough is None else stop,
+            probe=None if probe is None else look,
             # layered systems stall at a KKT measure of ~1e-7 (the rounding floor of their normal equations) while
             # their multipliers already prove the value: the best iterate goes to the certificate, which decides
             accept=LAYERED_ACCEPT if sysm.layers is not None else 1e-7,

@@ -545,13 +545,16 @@ def solve_block_angular(
     max_correctors: int | None = None,
     time_limit: float | None = None,
     enough: Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], bool] | None = None,
+    probe: Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int], bool] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
     """Mehrotra predictor–corrector on the scaled block-angular LP; returns (Zᵀ, ν, λ, s, iterations).
 
     ``time_limit`` (seconds) ends the iteration like ``max_iter`` does (the best acceptable iterate is
     returned, else :class:`SolverFailedError`).  ``enough(Zᵀ, ν, λ, s)`` (scaled iterate) is asked at every
     iterate whose relative duality gap is below :data:`ENOUGH_GAP`; the first iterate it accepts is returned
-    (the caller passes its certificate, so the iteration ends as soon as the answer is proved).
+    (the caller passes its certificate, so the iteration ends as soon as the answer is proved).  ``probe(Zᵀ, ν,
+    λ, s, iteration)`` is asked at every iterate, whatever its gap; True ends the iteration at that iterate (the
+    caller keeps what its probe found: :class:`~problems.lp.active_blocks.ActiveBlockProbe`).
 
     Arrays are in the *scaled* problem and block layout ``[y, ·]``; see :func:`solve_ratio_lp_structured`.
     """
@@ -591,6 +594,8 @@ def solve_block_angular(
             if merit <= tol:
                 return zt, nu, lam, s, it
             if enough is not None and gap <= ENOUGH_GAP and enough(zt, nu, lam, s):
+                return zt, nu, lam, s, it
+            if probe is not None and probe(zt, nu, lam, s, it):
                 return zt, nu, lam, s, it
             if merit < best[0]:
                 best = (merit, zt, nu, lam, s, it)

@@ -80,11 +80,23 @@ class Layers:
 
     Parameters are in the block system's variable order, which must be the *band order* — blocks contiguous,
     layer-major inside each block (:class:`~problems.ipm.block.RaggedBlockSystem` sorts its variables so, and the
-    banded solves then work on the iteration's vectors in place): ``var_layer[i]`` the linking row of variable i,
-    ``block[i]`` its block, ``src``/``dst`` the ratio rows in the factorisation's row order.
+    banded solves then work on the iteration's vectors in place): ``var_layer[i]`` the layer of variable i (its
+    linking row, unless ``link`` is given), ``block[i]`` its block, ``src``/``dst`` the ratio rows in the
+    factorisation's row order.  ``link[i]``, when given, is the linking row of variable i, and every block must
+    then lie in a single linking row (the pricing LP of :mod:`problems.lp.active_blocks`: Σ_{t ∈ b} u_t = 1 per
+    block, a diagonal Schur complement).
     """
 
-    def __init__(self, var_layer: np.ndarray, block: np.ndarray, nblocks: int, E: int, src, dst) -> None:  # noqa: ANN001
+    def __init__(
+        self,
+        var_layer: np.ndarray,
+        block: np.ndarray,
+        nblocks: int,
+        E: int,
+        src,  # noqa: ANN001
+        dst,  # noqa: ANN001
+        link: np.ndarray | None = None,
+    ) -> None:
         K = var_layer.size
         self.K, self.E, self.nblocks = K, E, nblocks
         if K > 1 and not np.all((np.diff(block) > 0) | ((np.diff(block) == 0) & (np.diff(var_layer) >= 0))):
@@ -116,11 +128,13 @@ class Layers:
         self.off_pos = off_pos.astype(np.int32) if small else off_pos
         self._groups: dict[int, list[range]] = {}
         # per block: the layer of each local variable and where each layer starts (for A_bᵀ and the staircase)
-        lay_sorted = var_layer.astype(np.int32)  # layers < E: 32 bits
+        rows_of = (var_layer if link is None else link).astype(np.int32)  # linking rows < E: 32 bits
         self.block_layers = []
         for b in range(nblocks):
-            lb = lay_sorted[starts[b] : starts[b + 1]]
+            lb = rows_of[starts[b] : starts[b + 1]]
             present, first = np.unique(lb, return_index=True)
+            if link is not None and present.size > 1:
+                raise ValueError("with separate linking rows, every block must lie in one linking row")
             self.block_layers.append((lb, present, first))
 
     def solve_groups(self, threads: int) -> list[range]:

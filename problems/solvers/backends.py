@@ -42,8 +42,8 @@ import scipy.sparse as sp
 
 from ..errors import InvalidInputError
 from ..lp.spec import RatioLPSpec
+from . import settings
 from .settings import (
-    BLOCK_LP_TOL,
     CLARABEL_LP_LOOSE,
     CLARABEL_LP_OPTIONS,
     CLARABEL_LP_TIGHT,
@@ -584,29 +584,31 @@ class BlockBackend:
     def solve(
         self, spec: RatioLPSpec, eps: float, *, time_limit: float, enough: Enough | None = None
     ) -> RawSolution:
+        """The block method on ``spec``; with a certificate to stop at (``enough``), its iterates are also
+        offered to :class:`~problems.lp.active_blocks.ActiveBlockProbe` (reduced LPs of several blocks): an
+        answer from the heaviest blocks that the certificate accepts ends the iteration, and is returned."""
         from ..errors import ProblemTooLargeError, SolverFailedError
-        from ..ipm.block import solve_block_lp
+        from ..lp.active_blocks import blocks_of
+        from .active import active_probe, run_block_lp
+
+        def run(lp: RatioLPSpec, level: float, limit: float, stop: Enough | None, **kw) -> tuple:  # noqa: ANN003
+            threads = 1 if lp.K < BLOCK_THREADS_MIN_VARIABLES else None
+            return run_block_lp(lp, level, limit, stop, bounded=not _drop(lp, level), threads=threads, **kw)
 
         t0 = time.perf_counter()
+        probe = None
+        if enough is not None and settings.ACTIVE_BLOCKS:
+            probe = active_probe(spec, eps, enough, run, t0 + time_limit)
         try:
-            u, nu, lam, _s, iters, _secs = solve_block_lp(
-                spec.c,
-                spec.A,
-                spec.b,
-                spec.src,
-                spec.dst,
-                spec.kappa,
-                math.exp(eps),
-                program=spec.program,
-                bounded=not _drop(spec, eps),
-                threads=1 if spec.K < BLOCK_THREADS_MIN_VARIABLES else None,
-                time_limit=time_limit,
-                enough=enough,
-                tol=1e-9 if enough is None else BLOCK_LP_TOL,  # with a certificate to stop at: run to it
-            )
+            u, nu, lam, iters = run(spec, eps, time_limit, enough, probe=probe)
         except (SolverFailedError, ProblemTooLargeError, np.linalg.LinAlgError, FloatingPointError) as exc:
             raise BackendError(str(exc)) from exc
-        return RawSolution(u, nu, lam, "converged", iters, time.perf_counter() - t0)
+        status = "converged"
+        if probe is not None and probe.answer is not None:
+            ans = probe.answer
+            u, nu, lam, iters = ans.z, ans.nu, ans.lam, iters + ans.iterations
+            status = f"converged (active blocks: {ans.active.size} of {blocks_of(spec)[0]})"
+        return RawSolution(u, nu, lam, status, iters, time.perf_counter() - t0)
 
 
 BACKENDS: dict[str, type] = {

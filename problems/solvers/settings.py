@@ -55,6 +55,7 @@ __all__ = [
     "SCS_LP_OPTIONS",
     "HIGHS_LP_OPTIONS",
     "CVXPY_CLARABEL_LP_OPTIONS",
+    "ACTIVE_BLOCKS",
     "BLOCK_LP_TOL",
     "CONIC_OPTIONS",
     "DESIGN_CONIC_OPTIONS",
@@ -186,6 +187,9 @@ CVXPY_CLARABEL_LP_OPTIONS: Final[dict[str, Any]] = {
 #: at n = 30, ε = 10 the default stopped 2.1e-6 relative above the optimum (not certified), 1e-10 certifies
 #: (3.3e-7); at n = 20, ε = 15 the default left 4.5e-4, 1e-12 certifies (3.3e-7), 1e-14 reaches 6e-10, 0.5 s.
 BLOCK_LP_TOL: Final = 1e-14
+#: The block method offers its iterates to the active-block probe (:mod:`problems.lp.active_blocks`): an answer
+#: from the heaviest y-type blocks, with the other blocks priced out, that the certificate accepts.
+ACTIVE_BLOCKS = True  # read when the block method starts (a benchmark may switch it off)
 
 # ---------------------------------------------------------------------------------------- conic programs
 #: Per CVXPY solver, the options of the conic fallback: tight, so that certificates reach ~1e-9 where the
