@@ -141,8 +141,9 @@ def sub_spec(
 @dataclass(frozen=True)
 class ActiveAnswer:
     """An answer for the whole LP from its active blocks: the point, the multipliers, the active blocks, the
-    smallest pricing value τ_b over the other blocks (≥ 0: the multipliers are dual feasible) and the
-    iterations of the two sub-solves."""
+    smallest pricing value τ_b over the other blocks (≥ 0: the multipliers are dual feasible), the
+    iterations of the two sub-solves, and whether the caller's test already accepted exactly this answer (at the
+    pricing iterate it stopped on)."""
 
     z: np.ndarray
     nu: np.ndarray
@@ -150,6 +151,7 @@ class ActiveAnswer:
     active: np.ndarray
     tau_min: float
     iterations: int
+    accepted: bool = False
 
 
 def proposed_blocks(spec: RatioLPSpec, z: np.ndarray) -> np.ndarray | None:
@@ -177,7 +179,7 @@ def active_answer(
 
     With ``accept``, the pricing LP stops at its first iterate whose multipliers make the assembled answer pass
     ``accept`` (the pricing LP need not be solved further than the whole LP's certificate needs)."""
-    nb, block = blocks_of(spec)
+    _, block = blocks_of(spec)
     keep = np.isin(block, active)
     if np.any(np.bincount(spec.group[keep], minlength=spec.G) == 0):
         return None  # some normalisation row cannot be met from these blocks
@@ -190,6 +192,8 @@ def active_answer(
         lam[rows] = lam_a
         tau_min = math.inf
         it_p = 0
+        accepted = False
+        passed: list[np.ndarray] = []  # the pricing multipliers that the caller's test accepted
         rest = ~keep
         if rest.any():
             others = np.unique(block[rest])
@@ -198,7 +202,7 @@ def active_answer(
             cost = spec.c[pidx] + nu[spec.group[pidx]]
             low = np.full(others.size, np.inf)
             np.minimum.at(low, pgroup, cost)
-            price, pidx2, prow = sub_spec(
+            price, _, prow = sub_spec(
                 spec,
                 rest,
                 c=cost - low[pgroup],
@@ -223,17 +227,30 @@ def active_answer(
                     return False
                 trial = lam.copy()
                 trial[prow] = lam_p
-                return accept is not None and bool(accept(z, nu, trial))
+                if accept is None or not accept(z, nu, trial):
+                    return False
+                passed[:] = [lam_p]
+                return True
 
             _u, nu_p, lam_p, it_p = solve(price, eps, check if accept is not None else None)
+            lam_p = np.clip(lam_p, 0.0, None)
             lam[prow] = lam_p
+            accepted = bool(passed) and np.array_equal(passed[0], lam_p)
             # the pricing LP's value per block is −ν_p (its rows have right-hand side 1); τ_b adds the shift back
             tau_min = float(np.min(low - nu_p))
     except (PrivacyToolkitError, ArithmeticError, ValueError, np.linalg.LinAlgError, RuntimeError):
         return None  # a sub-solve failed or ran out of time: no answer from these blocks
     if not (np.all(np.isfinite(z)) and np.all(np.isfinite(nu)) and np.all(np.isfinite(lam))):
         return None
-    return ActiveAnswer(z, nu, np.clip(lam, 0.0, None), np.asarray(active), tau_min, int(it_a + it_p))
+    return ActiveAnswer(
+        z,
+        nu,
+        np.clip(lam, 0.0, None),
+        np.asarray(active),
+        tau_min,
+        int(it_a + it_p),
+        bool(rest.any()) and accepted,
+    )
 
 
 class ActiveBlockProbe:
@@ -280,7 +297,7 @@ class ActiveBlockProbe:
         self._tried[key] = iteration
         self.tries += 1
         ans = active_answer(self.spec, self.eps, active, self.solve, self.accept)
-        accepted = ans is not None and self.accept(ans.z, ans.nu, ans.lam)
+        accepted = ans is not None and (ans.accepted or self.accept(ans.z, ans.nu, ans.lam))
         self.spent += time.perf_counter() - now
         if accepted:
             self.answer = ans
