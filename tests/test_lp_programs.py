@@ -171,3 +171,19 @@ def test_sweep_on_a_non_uniform_prior_matches_independent_highs():
         assert res.status == "optimal"
         assert abs(res.value - ref) <= 1e-6 * max(1.0, ref)
         assert res.bounds.lower <= ref + 1e-9 and ref - 1e-9 <= res.bounds.upper
+
+
+@pytest.mark.parametrize("row", [(0.0, 1.0), (1.0, 0.0), (0.0, 0.0, 1.0)])
+@pytest.mark.parametrize("eps", [0.5, 25.0, 50.0])
+def test_pd_dp_point_mass_prior_is_answered_by_the_constant_mechanism(row, eps):
+    """A prior on one database: outputting it is 0-DP with distortion 0, so PD-DP = 0 exactly at every ε.  The
+    best constant mechanism is a candidate of every dense certificate (before, at ε = 25 a back end's
+    randomised-response point, 1.4e-11, stayed `inaccurate` for the prior (0, 1))."""
+    from problems.priors import iid
+
+    space = DatabaseSpace(1, len(row))
+    res = PDDP(iid(space, row)).solve(eps)
+    assert res.status == "optimal"
+    assert res.value == 0.0 and res.bounds.upper == 0.0
+    W = res.mechanism.matrix
+    assert np.all(W == W[:1])  # a constant mechanism

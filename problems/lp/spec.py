@@ -243,6 +243,12 @@ def dense_spec(
         def log_profile(eps: float) -> np.ndarray:
             return np.zeros(N * K)
 
+    constant = None
+    if row_mass is not None:  # the best constant mechanism: every row's mass on the column y* of least cost
+        y_star = int(np.argmin(b @ cost))
+        Z = np.zeros((N, K))
+        Z[:, y_star] = b
+        constant = Z.ravel()
     return RatioLPSpec(
         c=cost.ravel(),
         group=group,
@@ -254,6 +260,7 @@ def dense_spec(
         log_profile=log_profile,
         eps_min=eps_min,
         dense=dense,
+        constant=constant,
     )
 
 

@@ -7,6 +7,7 @@ See ``docs/orbit_reduction.md`` for the derivation.  Public API:
   :func:`product_channel` gives its n-row mechanism lazily (:class:`ProductChannel`, Kronecker power, sampler);
 * :func:`make_program` — the dispatcher of :mod:`problems.dispatch` (``formulation="auto" | "dense" | "reduced"``);
 * :class:`SymmetricPrior` and constructors — exchangeable priors at any n (no length-mⁿ pmf);
+* :func:`mixture_enclosure` — the mixture sandwich of PD-DP for an exchangeable mixture prior (any n);
 * :func:`lift_mechanism`, :func:`sample` — the full mechanism (small N) or samples y ~ W(·|x) (any N);
 * :func:`lifted_certificate` — the reduced primal–dual pair lifted to the dense LP and certified there;
 * :class:`JointTypes`, :class:`ReducedLP` — the building blocks.
@@ -35,6 +36,7 @@ if TYPE_CHECKING:  # the lazily loaded names: for type checkers, and the table l
     from .dispatch import PATHS, resolve_path  # deprecated: problems.dispatch
     from .lift import lift_mechanism, sample
     from .lift_dual import lift_duals, lifted_certificate
+    from .mixture_prior import MixtureEnclosure, mixture_enclosure
     from .pd_mip_iid import ProductChannel, ReducedPDMIP, iid_row_pmf, product_channel
     from .programs import LIFT_LIMIT, ReducedPDDP, ReducedPDI, ReducedRPD
     from .reduced_lp import ReducedLP
@@ -54,6 +56,7 @@ __all__ = [
     "LIFT_LIMIT",
     "PATHS",
     "JointTypes",
+    "MixtureEnclosure",
     "ProductChannel",
     "ReducedLP",
     "ReducedPDDP",
@@ -68,6 +71,7 @@ __all__ = [
     "lift_mechanism",
     "lifted_certificate",
     "make_program",
+    "mixture_enclosure",
     "parse_symmetric_prior",
     "product_channel",
     "resolve_path",

@@ -45,9 +45,10 @@ def _lift_matrix(n: int, m: int, reduction: str, u: np.ndarray, types: JointType
 
 
 def _row_channel(result: SolveResult) -> np.ndarray | None:
-    """The one-row channel W₁ of a single-letter answer (the mechanism is W₁^{⊗n}), else ``None``."""
+    """The one-row channel W₁ of a single-letter or mixture-sandwich answer (the mechanism is W₁^{⊗n}), else
+    ``None``."""
     ex = result.extras
-    if ex.get("reduction") == "single-letter" and "single_letter_channel" in ex:
+    if ex.get("reduction") in ("single-letter", "mixture-sandwich") and "single_letter_channel" in ex:
         return np.asarray(ex["single_letter_channel"], dtype=float)
     return None
 

@@ -65,7 +65,14 @@ from ..result import SolveResult
 from ..solvers.settings import UNIT_ROUNDOFF
 from .symmetric_prior import iid_row_pmf
 
-__all__ = ["product_theorem", "single_letter_program", "ROUNDING_MARGIN", "ROW_LEVEL"]
+__all__ = [
+    "product_theorem",
+    "single_letter_program",
+    "row_product_answer",
+    "one_row_slope",
+    "ROUNDING_MARGIN",
+    "ROW_LEVEL",
+]
 
 #: Relative outward rounding of the n-row bounds n·L₁, n·U₁ (one rounding each: 4 units of roundoff suffice).
 ROUNDING_MARGIN = 4.0 * UNIT_ROUNDOFF
@@ -100,7 +107,7 @@ def single_letter_program(program: Any) -> Any | None:
     return single
 
 
-def _one_row_slope(single: Any, res: SolveResult, m: int) -> float:
+def one_row_slope(single: Any, res: SolveResult, m: int) -> float:
     """dD₁*/dε of the one-row answer: the envelope theorem on its LP, h′ on Lemma 4's E_i, else NaN."""
     eps = float(res.eps or 0.0)
     if res.extras.get("path") == "dense":
@@ -122,8 +129,6 @@ def product_theorem(program: Any, eps: float, *, solver: str | None = None) -> S
     Returns ``None`` (the LP answers) for a prior with correlated rows, or when the one-row answer or the
     n-row bounds are not certified, or the lifted matrix is not verified exactly feasible.
     """
-    from ..certificate import theorem_certificate
-    from ..programs._lp_result import theorem_result
     from ..solvers.stats import SolverStats
 
     single = single_letter_program(program)
@@ -156,8 +161,37 @@ def product_theorem(program: Any, eps: float, *, solver: str | None = None) -> S
         "single_letter_bounds": (lo1, up1),
         "single_letter_channel": W1,
         "single_letter_basis": basis,
-        "slope": n * _one_row_slope(single, res1, m),
+        "slope": n * one_row_slope(single, res1, m),
     }
+    stats = SolverStats(
+        "theorem",
+        float(res1.stats.solve_time),
+        float(res1.stats.compile_time),
+        res1.stats.iterations,
+        (("theorem", theorem), ("one row", res1.stats.solver)),
+    )
+    return row_product_answer(program, eps, W1, row, value, bounds, theorem, extras, stats)
+
+
+def row_product_answer(
+    program: Any,
+    eps: float,
+    W1: np.ndarray,
+    row: np.ndarray,
+    value: float,
+    bounds: Bounds,
+    theorem: str,
+    extras: dict[str, Any],
+    stats: Any,
+) -> SolveResult | None:
+    """The n-row answer whose mechanism is W₁^{⊗n}: the lifted N × N matrix up to the program's lift limit
+    (verified exactly feasible; ``None`` if it is not), else the m × m row channel with ``row`` as its input law
+    (``extras["mechanism_level"]`` says which).  ``stats`` (a :class:`~problems.solvers.stats.SolverStats`)
+    replaces the theorem result's."""
+    from ..certificate import theorem_certificate
+    from ..programs._lp_result import theorem_result
+
+    n, m = program.n, program.m
     if program.space.size <= program.lift_limit:
         W = kron_power(W1, n)
         cert = theorem_certificate(value, bounds.lower, bounds.upper, theorem)
@@ -176,11 +210,4 @@ def product_theorem(program: Any, eps: float, *, solver: str | None = None) -> S
         res = theorem_result(
             program.program, eps, DatabaseSpace(1, m), W1, row, value, bounds, theorem, extras
         )
-    stats = SolverStats(
-        "theorem",
-        float(res1.stats.solve_time),
-        float(res1.stats.compile_time),
-        res1.stats.iterations,
-        (("theorem", theorem), ("one row", res1.stats.solver)),
-    )
     return replace(res, stats=stats)

@@ -68,6 +68,8 @@ from ..solvers.settings import (
     SMALL_LP_SIZE,
 )
 from .lift import _lift_matrix, _log_distance_counts, _type_channel, lift_mechanism, sample  # noqa: F401
+from .mixture_pd_i import mixture_identifiability_theorem
+from .mixture_prior import mixture_theorem
 from .product_prior import product_theorem
 from .reduced_lp import ReducedLP, deprecated_backend
 from .symmetric_prior import SymmetricPrior, as_symmetric, iid_row_pmf
@@ -330,16 +332,16 @@ class _PriorProgram(_Base):
             size = math.comb(sym.n + sym.m**2 - 1, sym.m**2 - 1)  # the joint types
             # self.types is set by _build_joint_types: now, or on first use (__getattr__) for an i.i.d. prior
             del self.types
-            if iid_row_pmf(sym) is None:
+            if iid_row_pmf(sym) is None and self.program != "pd-dp":
                 self._build_joint_types()
-            else:  # the theorem path (problems.orbit.product_prior) needs no joint types
+            else:  # the theorem paths (single-letterisation, the mixture sandwich) need no joint types
                 self.__dict__["_deferred"] = True
         if self.backend == "auto":
             self.backend = choose_backend(self.reduction, sym.m, size)
         self.setup_time = time.perf_counter() - start
 
     def __getattr__(self, name: str) -> Any:
-        """The joint-type LP of an i.i.d. prior, built on first use of one of :data:`_DEFERRED`."""
+        """The joint-type LP of an i.i.d. prior (or of PD-DP), built on first use of one of :data:`_DEFERRED`."""
         if name in _DEFERRED and self.__dict__.pop("_deferred", False):
             try:
                 self._build_joint_types()
@@ -413,6 +415,12 @@ class _PriorProgram(_Base):
             check_method(method)  # bad input naming the valid methods
         if method != "lp" and self.reduction != "distance":  # an i.i.d. prior: n × the one-row answer
             res = product_theorem(self, eps, solver=solver or self.solver)
+            if (
+                res is None and self.program == "pd-dp"
+            ):  # an exchangeable mixture: the sandwich where it closes
+                res = mixture_theorem(self, eps, solver=solver or self.solver)
+            elif res is None:  # PD-I, an exchangeable mixture: Lemma 4 per component where it applies
+                res = mixture_identifiability_theorem(self, eps)
             if res is not None:
                 return res
         tiny = in_tiny_regime(self.lp.spec, eps)  # large ε: the LP answers without solving (lp.tiny)
@@ -423,8 +431,10 @@ class _PriorProgram(_Base):
         if method == "theorem":
             raise InvalidInputError(
                 f"no theorem answers {self.program} for the prior {self.prior.name} at ε = {eps:g}: the theorem path "
-                "needs the uniform prior or an i.i.d. prior whose one-row program is certified (single-letterisation, "
-                "problems.orbit.product_prior); use method='auto' or 'lp'"
+                "needs the uniform prior, an i.i.d. prior whose one-row program is certified (single-letterisation, "
+                "problems.orbit.product_prior) or a mixture prior whose components allow it at ε (PD-DP: the "
+                "mixture sandwich, problems.orbit.mixture_prior; PD-I: Lemma 4 per component, "
+                "problems.orbit.mixture_pd_i); use method='auto' or 'lp'"
             )
         sol = self.lp.solve(eps, prefer=self._lp_backend(eps), solver=solver or self.solver)
         return self._result(sol, self.reduction, self._extras())
