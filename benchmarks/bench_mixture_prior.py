@@ -5,7 +5,7 @@ Run: ``python benchmarks/bench_mixture_prior.py [--no-lp] [--lp-max-n N]``.  Pri
 
 For each case the program is built and solved with ``method="auto"`` (PD-DP: where the sandwich of
 :mod:`problems.orbit.mixture_prior` closes, it answers, n·Σ_j w_j PD-DP₁(ε; π_j) ≤ PD-DP_n ≤ n·PD-DP₁(ε; π̄); PD-I:
-where every component meets Lemma 4's condition, :mod:`problems.orbit.mixture_pd_i` answers h(ε)) and,
+where the output law of Lemma 4's E_i is non-negative, :mod:`problems.orbit.mixture_pd_i` answers h(ε)) and,
 up to ``--lp-max-n``, with ``method="lp"`` (the joint-type LP through the chain) in the same run.  Times are
 CPU seconds (``time.process_time``, build + solve; the LP's block method runs two threads, so its CPU time can
 exceed its wall time) and wall seconds; peak RSS is the process's (``ru_maxrss``), measured in a fresh child
@@ -53,7 +53,7 @@ def _via(res) -> str:  # noqa: ANN001
         return str(res.stats.solver)
     if res.extras.get("reduction") == "mixture-sandwich":
         return "mixture sandwich"
-    return "Lemma 4 per component" if "Lemma 4 per component" in res.extras.get("theorem", "") else "theorem"
+    return "Lemma 4" if "Lemma 4 for the exchangeable prior" in res.extras.get("theorem", "") else "theorem"
 
 
 def _h(eps: float, n: int, m: int) -> float:

@@ -46,7 +46,7 @@ import numpy as np
 
 from ..errors import InfeasibleProgramError, InvalidInputError
 from ..lp import Bounds, Status
-from ..lp.status import decide_status
+from ..lp.status import decide_status, refined
 from ..result import SolveResult
 from ..solvers.settings import UNIT_ROUNDOFF
 from .product_prior import one_row_slope, row_product_answer
@@ -197,8 +197,8 @@ def mixture_theorem(program: Any, eps: float, *, solver: str | None = None) -> S
         # for m = 2, below the row law's: the sandwich cannot close, so the LP answers without the detour
         return None
     enc = mixture_enclosure(prior, eps, solver=solver)
-    if enc is None or not enc.certified:
-        return None
+    if enc is None or not enc.certified or not refined(enc.lower, enc.upper):
+        return None  # (certified by the absolute tolerance only: the LP path refines such answers)
     theorem = _THEOREM.format(k=len(comps))
     extras: dict[str, Any] = {
         "reduction": "mixture-sandwich",

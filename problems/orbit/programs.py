@@ -419,7 +419,7 @@ class _PriorProgram(_Base):
                 res is None and self.program == "pd-dp"
             ):  # an exchangeable mixture: the sandwich where it closes
                 res = mixture_theorem(self, eps, solver=solver or self.solver)
-            elif res is None:  # PD-I, an exchangeable mixture: Lemma 4 per component where it applies
+            elif res is None:  # PD-I, an exchangeable prior: Lemma 4 where its output law is non-negative
                 res = mixture_identifiability_theorem(self, eps)
             if res is not None:
                 return res
@@ -433,7 +433,7 @@ class _PriorProgram(_Base):
                 f"no theorem answers {self.program} for the prior {self.prior.name} at ε = {eps:g}: the theorem path "
                 "needs the uniform prior, an i.i.d. prior whose one-row program is certified (single-letterisation, "
                 "problems.orbit.product_prior) or a mixture prior whose components allow it at ε (PD-DP: the "
-                "mixture sandwich, problems.orbit.mixture_prior; PD-I: Lemma 4 per component, "
+                "mixture sandwich, problems.orbit.mixture_prior; PD-I: Lemma 4 with p_Y ≥ 0, "
                 "problems.orbit.mixture_pd_i); use method='auto' or 'lp'"
             )
         sol = self.lp.solve(eps, prefer=self._lp_backend(eps), solver=solver or self.solver)
