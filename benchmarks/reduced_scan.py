@@ -21,6 +21,7 @@ Usage::
 
     python benchmarks/reduced_scan.py --quick                     # n = 10, 20 and a coarse ε grid
     python benchmarks/reduced_scan.py --out benchmarks/results/reduced_scan.csv
+    python benchmarks/reduced_scan.py --quick --method auto       # the public path: theorems where they apply
 
 The summary (certified / inaccurate / failed / infeasible per prior and program, wrong values) goes to stdout.
 """
@@ -70,6 +71,10 @@ def grid(program: str, prior: str, n: int, quick: bool) -> list[float]:
     return sorted(set(near + [e for e in base if e > ex + 2.0 and e <= 50.0]))
 
 
+#: ``method=`` of every solve (``--method``): "lp" scans the joint-type LP, "auto" the public path (theorems first)
+METHOD = ["lp"]
+
+
 def _solve(program: str, prior: str, n: int, eps: float, conn) -> None:  # noqa: ANN001
     from problems.errors import InfeasibleProgramError
     from problems.orbit.dispatch import make_program
@@ -78,7 +83,7 @@ def _solve(program: str, prior: str, n: int, eps: float, conn) -> None:  # noqa:
     t0 = time.process_time()
     try:
         sym = parse_symmetric_prior(prior, n, 2)
-        res = make_program(program, sym, path="reduced").solve(eps, method="lp")
+        res = make_program(program, sym, path="reduced").solve(eps, method=METHOD[0])
         out = {
             "status": str(res.status),
             "value": float(res.value),
@@ -190,7 +195,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--programs", nargs="*", default=None)
     ap.add_argument("--limit", type=float, default=120.0, help="wall-clock seconds per point")
     ap.add_argument("--out", default=None, help="CSV of every point")
+    ap.add_argument(
+        "--method", default="lp", choices=("lp", "auto"), help="lp: the joint-type LP; auto: the public path"
+    )
     args = ap.parse_args(argv)
+    METHOD[0] = args.method  # read by the forked children
     import problems.orbit.dispatch  # noqa: F401 - imported once, before the children are forked
     import problems.orbit.symmetric_prior  # noqa: F401
 
