@@ -161,7 +161,8 @@ def _record(sec, rows, ns, label, png, iid: bool = True) -> None:  # noqa: ANN00
             "for an i.i.d. prior n times the certified one-row program (single-letterisation, "
             "problems.orbit.product_prior)"
             if iid
-            else "the orbit-reduced LP"
+            else "the orbit-reduced LP, or where they apply the mixture theorems (PD-DP: the mixture sandwich; "
+            "PD-I: Lemma 4 with a non-negative output law; problems.orbit.mixture_prior, mixture_pd_i)"
         )
         + (f" (n = {', '.join(map(str, pre))}: precomputed rows shipped with the package)" if pre else "")
         + ". Checked: ε*_d ≤ max{h⁻¹(D), 0} ≤ max{h⁻¹(D), ε_X} ≤ ε*_i at every point."
