@@ -76,14 +76,14 @@ METHOD = ["lp"]
 
 
 def _solve(program: str, prior: str, n: int, eps: float, conn) -> None:  # noqa: ANN001
+    from problems.dispatch import make_program
     from problems.errors import InfeasibleProgramError
-    from problems.orbit.dispatch import make_program
     from problems.orbit.symmetric_prior import parse_symmetric_prior
 
     t0 = time.process_time()
     try:
         sym = parse_symmetric_prior(prior, n, 2)
-        res = make_program(program, sym, path="reduced").solve(eps, method=METHOD[0])
+        res = make_program(program, sym, formulation="reduced").solve(eps, method=METHOD[0])
         out = {
             "status": str(res.status),
             "value": float(res.value),
@@ -200,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = ap.parse_args(argv)
     METHOD[0] = args.method  # read by the forked children
-    import problems.orbit.dispatch  # noqa: F401 - imported once, before the children are forked
+    import problems.dispatch  # noqa: F401 - imported once, before the children are forked
     import problems.orbit.symmetric_prior  # noqa: F401
 
     ns = args.n or ([10, 20] if args.quick else [10, 20, 30])

@@ -192,3 +192,14 @@ def test_large_n_equals_h(n, off):
     assert res.status == "optimal" and "Lemma 4 for the exchangeable prior" in res.extras["theorem"]
     assert res.bounds.lower <= h * (1 + BOUND_SLACK) and h * (1 - BOUND_SLACK) <= res.bounds.upper
     assert abs(res.value - h) <= REL * h
+
+
+def test_m3_n16():
+    """m = 3, n = 16 (735 471 joint types; the LP is refused there on 2 cores): Lemma 4 answers h(ε) at ε_X + 0.3."""
+    program = ReducedPDI(parse_symmetric_prior("mixture:0.5,0.5/0.5,0.3,0.2/0.2,0.3,0.5", 16, 3))
+    eps = program.eps_X + 0.3
+    res = program.solve(eps)
+    h = _h(eps, 16, 3)
+    assert res.status == "optimal" and "Lemma 4 for the exchangeable prior" in res.extras["theorem"]
+    assert res.bounds.lower <= h * (1 + BOUND_SLACK) and h * (1 - BOUND_SLACK) <= res.bounds.upper
+    assert abs(res.value - h) <= REL * h
