@@ -47,10 +47,11 @@ import numpy as np
 from ..errors import InfeasibleProgramError, InvalidInputError
 from ..lp import Bounds, Status
 from ..lp.status import decide_status, refined
+from ..priors import Prior
 from ..result import SolveResult
 from ..solvers.settings import UNIT_ROUNDOFF
 from .product_prior import one_row_slope, row_product_answer
-from .symmetric_prior import SymmetricPrior
+from .symmetric_prior import SymmetricPrior, as_symmetric
 
 __all__ = [
     "MixtureEnclosure",
@@ -138,12 +139,19 @@ def _one_row(prior_row: np.ndarray, m: int, solver: str | None) -> Any:
 
 
 def mixture_enclosure(
-    prior: SymmetricPrior, eps: float, *, solver: str | None = None
+    prior: SymmetricPrior | Prior, eps: float, *, solver: str | None = None
 ) -> MixtureEnclosure | None:
     """The mixture sandwich of PD-DP_n(ε) for ``prior`` (module docstring); ``None`` if a one-row program is not
-    certified (its bounds would not be proved)."""
+    certified (its bounds would not be proved).
+
+    Raises :class:`~problems.errors.InvalidPrivacyLevelError` for ε < 0, NaN or ∞, and
+    :class:`~problems.errors.InvalidPriorError` for a prior that is not row-exchangeable."""
     import time
 
+    from ..closed_forms import check_eps
+
+    eps = check_eps(eps)
+    prior = as_symmetric(prior)
     n, m = prior.n, prior.m
     comps = components(prior)
     start = time.perf_counter()
@@ -197,8 +205,8 @@ def mixture_theorem(program: Any, eps: float, *, solver: str | None = None) -> S
         # for m = 2, below the row law's: the sandwich cannot close, so the LP answers without the detour
         return None
     enc = mixture_enclosure(prior, eps, solver=solver)
-    if enc is None or not enc.certified or not refined(enc.lower, enc.upper):
-        return None  # (certified by the absolute tolerance only: the LP path refines such answers)
+    if enc is None or not refined(enc.lower, enc.upper):
+        return None  # not proved to 1e-6 relative (the absolute tolerance alone: the LP path refines those)
     theorem = _THEOREM.format(k=len(comps))
     extras: dict[str, Any] = {
         "reduction": "mixture-sandwich",

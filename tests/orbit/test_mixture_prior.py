@@ -232,3 +232,22 @@ def test_sandwich_is_ordered_and_matches_the_one_row_closed_form(q, w, eps, n):
     upper = n * min(qbar, 1.0 - qbar, rr)
     assert abs(enc.lower - lower) <= REL * max(lower, 1e-300) + 1e-12
     assert abs(enc.upper - upper) <= REL * max(upper, 1e-300) + 1e-12
+
+
+@pytest.mark.parametrize("eps", [-0.1, float("nan"), float("inf")])
+def test_enclosure_refuses_a_bad_privacy_level(eps):
+    """A bad ε is a typed error naming the value, in well under a second (not a silent ``None``)."""
+    from problems.errors import InvalidPrivacyLevelError
+
+    start = time.perf_counter()
+    with pytest.raises(InvalidPrivacyLevelError, match="ε must be"):
+        mixture_enclosure(parse_symmetric_prior(MIXTURE, 200, 2), eps)
+    assert time.perf_counter() - start < 1.0
+
+
+def test_enclosure_takes_a_dense_prior_too():
+    """A row-exchangeable dense Prior is accepted (converted to its row form); the bounds are the same."""
+    sym = parse_symmetric_prior(MIXTURE, 4, 2)
+    a, b = mixture_enclosure(sym, 2.0), mixture_enclosure(sym.to_prior(), 2.0)
+    assert a is not None and b is not None
+    assert (a.lower, a.upper) == (b.lower, b.upper)
