@@ -3,7 +3,8 @@
 A reduced program's solution is u over orbits of (x, y) pairs — joint types, or Hamming distances for the uniform
 prior — and the mechanism is W(y|x) = u[T(x, y)] / c(T | t(x)), the orbit's mass shared equally by its c members.
 A single-letter answer (an i.i.d. prior: :mod:`problems.orbit.product_prior`, :mod:`problems.orbit.pd_mip_iid`)
-is the n-fold product W₁^{⊗n} of its one-row channel: lifted as the Kronecker power, sampled row by row.
+is the n-fold product W₁^{⊗n} of its one-row channel: lifted as the Kronecker power, sampled row by row.  A
+constant-output answer (:mod:`problems.orbit.constant_output`) releases (a, …, a) with probability w_a(t(x)).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from ..database import DENSE_LIMIT, DatabaseSpace
 from ..errors import InvalidInputError, ShapeMismatchError
 from ..mechanism import Mechanism
 from ..result import SolveResult
-from .types import JointTypes
+from .types import JointTypes, composition_keys, compositions
 
 __all__ = ["lift_mechanism", "sample"]
 
@@ -58,6 +59,8 @@ def _check_result(result: SolveResult) -> tuple[int, int, str, np.ndarray]:
     W1 = _row_channel(result)
     if W1 is not None:
         return int(ex["n"]), int(ex["m"]), "single-letter", W1
+    if ex.get("reduction") == "constant-output" and "constant_output_weights" in ex:
+        return int(ex["n"]), int(ex["m"]), "constant-output", np.asarray(ex["constant_output_weights"], float)
     if ex.get("path") != "reduced" or "u" not in ex:
         raise InvalidInputError(
             f"expected a result of a reduced program (extras['path'] == 'reduced'), got program "
@@ -75,6 +78,10 @@ def lift_mechanism(result: SolveResult, *, limit: int = DENSE_LIMIT) -> Mechanis
         return result.mechanism
     if reduction == "single-letter":  # u is the one-row channel: the Kronecker power
         return Mechanism.on_space(kron_power(u, n), space, clean=True)
+    if reduction == "constant-output":  # u is w_a(t): W((a,…,a) | x) = w_a(t(x))
+        from .constant_output import lifted_constant_output
+
+        return Mechanism.on_space(lifted_constant_output(n, m, compositions(n, m), u), space, clean=True)
     return Mechanism.on_space(_lift_matrix(n, m, reduction, u, None), space, clean=True)
 
 
@@ -112,6 +119,15 @@ def sample(result: SolveResult, x, size: int, rng: np.random.Generator | int | N
         draws = rng.random((size, n))
         y = (draws[..., None] >= cum * (1.0 / cum[:, -1:])).sum(axis=-1)
         return np.minimum(y, m - 1)
+    if reduction == "constant-output":  # (a, …, a) with probability w_a(t(x))
+        tidx = int(
+            np.searchsorted(
+                composition_keys(compositions(n, m), n), composition_keys(np.bincount(x, minlength=m), n)
+            )
+        )
+        w = np.clip(u[tidx], 0.0, None)
+        a = rng.choice(m, size=size, p=w / w.sum())
+        return np.repeat(a[:, None], n, axis=1).astype(np.int64)
     if reduction == "distance":
         g = np.clip(u, 0, None)
         l = rng.choice(n + 1, size=size, p=g / g.sum())

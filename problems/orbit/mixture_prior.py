@@ -200,13 +200,16 @@ def mixture_theorem(program: Any, eps: float, *, solver: str | None = None) -> S
     comps = components(prior)
     if len(comps) < 2 or prior.m > MIXTURE_MAX_M:
         return None
-    if any(float(np.min(r)) <= 0.0 for _, r in comps):
-        # a component without full support (a contagious prior's point masses) has one-row optimum 0 at every ε
-        # for m = 2, below the row law's: the sandwich cannot close, so the LP answers without the detour
-        return None
     enc = mixture_enclosure(prior, eps, solver=solver)
-    if enc is None or not refined(enc.lower, enc.upper):
-        return None  # not proved to 1e-6 relative (the absolute tolerance alone: the LP path refines those)
+    if enc is None:
+        return None
+    if not refined(enc.lower, enc.upper):
+        # not proved to 1e-6 relative (the absolute tolerance alone: the LP path refines those); where every
+        # component's one-row optimum is a constant, constant outputs may meet the lower side
+        # (problems.orbit.constant_output); a contagious prior's point masses (one-row optimum 0) are constant
+        from .constant_output import constant_output_theorem
+
+        return constant_output_theorem(program, eps, enc, comps, solver=solver)
     theorem = _THEOREM.format(k=len(comps))
     extras: dict[str, Any] = {
         "reduction": "mixture-sandwich",

@@ -199,12 +199,14 @@ def test_method_lp_and_pd_i_are_untouched():
 
 
 def test_lp_still_refused_only_when_it_is_needed():
-    """n = 400, m = 2 mixture: the sandwich answers at ε = 2; at ε = 0.5 the joint-type LP is needed and the
-    typed size error comes then, not at construction."""
+    """n = 400, m = 2 mixture: the sandwich answers at ε = 2, constant outputs at ε = 0.5; at ε = 1 (between the
+    components' closing levels) the joint-type LP is needed and the typed size error comes then, not at
+    construction."""
     program = ReducedPDDP(parse_symmetric_prior(MIXTURE, 400, 2))
     assert program.solve(2.0).status == "optimal"
+    assert program.solve(0.5).extras["reduction"] == "constant-output"
     with pytest.raises(ProblemTooLargeError):
-        program.solve(0.5)
+        program.solve(1.0)
 
 
 @settings(max_examples=40, deadline=None)
