@@ -120,14 +120,11 @@ def sample(result: SolveResult, x, size: int, rng: np.random.Generator | int | N
         y = (draws[..., None] >= cum * (1.0 / cum[:, -1:])).sum(axis=-1)
         return np.minimum(y, m - 1)
     if reduction == "constant-output":  # (a, …, a) with probability w_a(t(x))
-        tidx = int(
-            np.searchsorted(
-                composition_keys(compositions(n, m), n), composition_keys(np.bincount(x, minlength=m), n)
-            )
-        )
-        w = np.clip(u[tidx], 0.0, None)
-        a = rng.choice(m, size=size, p=w / w.sum())
-        return np.repeat(a[:, None], n, axis=1).astype(np.int64)
+        keys = composition_keys(compositions(n, m), n)
+        row = int(np.searchsorted(keys, composition_keys(np.bincount(x, minlength=m), n)))
+        w = np.clip(u[row], 0.0, None)
+        value = rng.choice(m, size=size, p=w / w.sum())
+        return np.repeat(value[:, None], n, axis=1).astype(np.int64)
     if reduction == "distance":
         g = np.clip(u, 0, None)
         l = rng.choice(n + 1, size=size, p=g / g.sum())
