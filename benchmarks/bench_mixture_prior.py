@@ -5,7 +5,9 @@ Run: ``python benchmarks/bench_mixture_prior.py [--no-lp] [--lp-max-n N]``.  Pri
 
 For each case the program is built and solved with ``method="auto"`` (PD-DP: where the sandwich of
 :mod:`problems.orbit.mixture_prior` closes, it answers, n·Σ_j w_j PD-DP₁(ε; π_j) ≤ PD-DP_n ≤ n·PD-DP₁(ε; π̄); PD-I:
-where the output law of Lemma 4's E_i is non-negative, :mod:`problems.orbit.mixture_pd_i` answers h(ε)) and,
+where the output law of Lemma 4's E_i is non-negative, :mod:`problems.orbit.mixture_pd_i` answers h(ε); below the
+sandwich's level, where every component's one-row optimum is a constant, :mod:`problems.orbit.constant_output`
+may answer) and,
 up to ``--lp-max-n``, with ``method="lp"`` (the joint-type LP through the chain) in the same run.  Times are
 CPU seconds (``time.process_time``, build + solve; the LP's block method runs two threads, so its CPU time can
 exceed its wall time) and wall seconds; peak RSS is the process's (``ru_maxrss``), measured in a fresh child
@@ -39,6 +41,12 @@ CASES = [
     ("pd-dp", "mixture:0.5,0.5/0.5,0.3,0.2/0.2,0.3,0.5", 3, 8, 2.5, True),
     ("pd-dp", "mixture:0.5,0.5/0.5,0.3,0.2/0.2,0.3,0.5", 3, 16, 2.5, False),
     ("pd-dp", "mixture:0.5,0.5/0.5,0.3,0.2/0.2,0.3,0.5", 3, 200, 2.5, False),
+    ("pd-dp", "mixture:0.5,0.5/0.8,0.2/0.3,0.7", 2, 100, 0.8, True),
+    ("pd-dp", "mixture:0.5,0.5/0.8,0.2/0.3,0.7", 2, 200, 0.5, True),
+    ("pd-dp", "mixture:0.5,0.5/0.8,0.2/0.3,0.7", 2, 400, 0.3, False),
+    ("pd-dp", "mixture:0.5,0.5/0.8,0.2/0.3,0.7", 2, 1000, 0.5, False),
+    ("pd-dp", "mixture:0.5,0.5/0.9,0.05,0.05/0.05,0.05,0.9", 3, 40, 2.0, False),
+    ("pd-dp", "mixture:0.5,0.5/0.9,0.05,0.05/0.05,0.05,0.9", 3, 100, 1.0, False),
     ("pd-i", "mixture:0.5,0.5/0.8,0.2/0.3,0.7", 2, 30, 0.3, True),
     ("pd-i", "mixture:0.5,0.5/0.8,0.2/0.3,0.7", 2, 60, 0.3, True),
     ("pd-i", "mixture:0.5,0.5/0.8,0.2/0.3,0.7", 2, 100, 0.3, True),
@@ -54,6 +62,8 @@ def _via(res) -> str:  # noqa: ANN001
         return str(res.stats.solver)
     if res.extras.get("reduction") == "mixture-sandwich":
         return "mixture sandwich"
+    if res.extras.get("reduction") == "constant-output":
+        return "constant outputs"
     return "Lemma 4" if "Lemma 4 for the exchangeable prior" in res.extras.get("theorem", "") else "theorem"
 
 
@@ -108,6 +118,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--no-lp", action="store_true", help="the theorems only")
     ap.add_argument("--lp-max-n", type=int, default=100, help="largest n for the method='lp' column")
+    ap.add_argument(
+        "--only",
+        default="",
+        help="run only the cases whose 'program prior n ε' contains this (updates the JSON)",
+    )
     ap.add_argument("--out", default=str(Path(__file__).with_name("results") / "mixture_prior.json"))
     args = ap.parse_args()
     rows = []
@@ -117,6 +132,8 @@ def main() -> None:
     )
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for program, spec, m, n, eps, with_lp in CASES:
+        if args.only and args.only not in f"{program} {spec} {n} {eps:g}":
+            continue
         methods = ("auto", "lp") if (with_lp and not args.no_lp and n <= args.lp_max_n) else ("auto",)
         for method in methods:
             r = run(program, spec, m, n, eps, method)
@@ -131,6 +148,11 @@ def main() -> None:
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     meta = {"machine": platform.platform(), "cpus": os.cpu_count(), "load": os.getloadavg()[0]}
+    if args.only and out.exists():  # a partial run updates its rows and keeps the others
+        key = ("program", "prior", "m", "n", "eps", "method")
+        fresh = {tuple(r[k] for k in key) for r in rows}
+        kept = [r for r in json.loads(out.read_text())["rows"] if tuple(r.get(k) for k in key) not in fresh]
+        rows = kept + rows
     tmp = out.with_suffix(".tmp")
     tmp.write_text(json.dumps({"meta": meta, "rows": rows}, indent=1) + "\n")
     os.replace(tmp, out)  # atomically

@@ -176,6 +176,7 @@ def constant_output_theorem(
     1e-6 relative."""
     from ..certificate import theorem_certificate
     from ..solvers.stats import SolverStats
+
     if program.program != "pd-dp" or not eps > 0.0:
         return None
     prior = program.prior

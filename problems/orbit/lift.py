@@ -4,7 +4,8 @@ A reduced program's solution is u over orbits of (x, y) pairs — joint types, o
 prior — and the mechanism is W(y|x) = u[T(x, y)] / c(T | t(x)), the orbit's mass shared equally by its c members.
 A single-letter answer (an i.i.d. prior: :mod:`problems.orbit.product_prior`, :mod:`problems.orbit.pd_mip_iid`)
 is the n-fold product W₁^{⊗n} of its one-row channel: lifted as the Kronecker power, sampled row by row.  A
-constant-output answer (:mod:`problems.orbit.constant_output`) releases (a, …, a) with probability w_a(t(x)).
+constant-output answer (:mod:`problems.orbit.constant_output`) releases (a, …, a) with probability w_a(t(x)); an
+output-law answer (Lemma 4's E_i, :mod:`problems.orbit.output_law`) is given by its output law per type.
 """
 
 from __future__ import annotations
@@ -59,6 +60,8 @@ def _check_result(result: SolveResult) -> tuple[int, int, str, np.ndarray]:
     W1 = _row_channel(result)
     if W1 is not None:
         return int(ex["n"]), int(ex["m"]), "single-letter", W1
+    if ex.get("reduction") == "output-law" and "log_output_law" in ex:  # u is ln p̂_Y by type
+        return int(ex["n"]), int(ex["m"]), "output-law", np.asarray(ex["log_output_law"], dtype=float)
     if ex.get("reduction") == "constant-output" and "constant_output_weights" in ex:
         return int(ex["n"]), int(ex["m"]), "constant-output", np.asarray(ex["constant_output_weights"], float)
     if ex.get("path") != "reduced" or "u" not in ex:
@@ -78,6 +81,11 @@ def lift_mechanism(result: SolveResult, *, limit: int = DENSE_LIMIT) -> Mechanis
         return result.mechanism
     if reduction == "single-letter":  # u is the one-row channel: the Kronecker power
         return Mechanism.on_space(kron_power(u, n), space, clean=True)
+    if reduction == "output-law":  # E_i at its level from ln p̂_Y by type
+        from .output_law import lifted
+
+        W = lifted(n, m, float(result.extras["level"]), u)
+        return Mechanism.on_space(W, space, clean=True)
     if reduction == "constant-output":  # u is w_a(t): W((a,…,a) | x) = w_a(t(x))
         from .constant_output import lifted_constant_output
 
@@ -119,6 +127,10 @@ def sample(result: SolveResult, x, size: int, rng: np.random.Generator | int | N
         draws = rng.random((size, n))
         y = (draws[..., None] >= cum * (1.0 / cum[:, -1:])).sum(axis=-1)
         return np.minimum(y, m - 1)
+    if reduction == "output-law":  # a joint type from P(T | x), then a random arrangement
+        from .output_law import sample_output_law
+
+        return sample_output_law(x, n, m, float(result.extras["level"]), u, size, rng)
     if reduction == "constant-output":  # (a, …, a) with probability w_a(t(x))
         keys = composition_keys(compositions(n, m), n)
         row = int(np.searchsorted(keys, composition_keys(np.bincount(x, minlength=m), n)))

@@ -24,37 +24,45 @@ cancel — a contagious prior's point masses have ρ(b) = −t/(1 − t) off the
 (the paper's ε̃_X).  As a mechanism, for a mixture with ρ_j ≥ 0, W(y|x) = Σ_j P(j | x) Π_k W_j(y_k|x_k), W_j the
 one-row E_i of π_j: draw the component from its posterior given x, then apply its E_i to every row.
 
-**Computation** (:func:`mixture_identifiability_theorem`).  The mechanism in joint types,
-u[T] = c(T|t) p_Y(s(T)) Π_{a,b} K₁(a|b)^{T_ab} / p_X(x), in logarithms (nothing underflows at n = 200).  Its tight
-rows hold only to rounding, so it is built at a tightened level ε − δ, δ = τ·max(1, ε) (τ in :data:`TIGHTENING`),
-where every row has relative slack ≈ δ at ε, and the first point verified exactly feasible at ε
-(:func:`problems.lp.bounds.verify`) is kept; the exact repair is the last resort (entries that underflow at
-large ε).  The upper bound is that of this point, the object returned; the lower bound is h(ε) widened by
-:data:`~problems.programs.theorem.CLOSED_FORM_MARGIN`.  Lifted answers (N up to the lift limit) go through the
-floating-point verification of every lifted reduced answer.
+**Computation** (:func:`mixture_identifiability_theorem`).  The returned mechanism is E_i at a tightened level
+ε' = ε − δ, δ = τ·max(1, ε) (τ in :data:`TIGHTENING`), described by ln p̂_Y per output type
+(:func:`output_law`) and exactly normalised (:mod:`problems.orbit.output_law`): nothing of the size of the joint
+types is built.  Its certificate is analytic.  :func:`output_law` bounds the relative error η of every p̂_Y(s);
+as p_Y ≥ 0 at ε' (proved) and K ≥ 0, every input's normalising sum is within (1 ± η) of p_X(x).  The ratios of
+q̂(x, y) = p̂_Y(y)K(x|y) between neighbours are exactly e^{0, ±ε'}, so after normalisation the PD-I rows hold at
+ε' + ln((1 + η)/(1 − η)) ≤ ε (δ is enlarged until it is), and the distortion is at most
+h(ε')(1 + η)/(1 − η).  The bounds are [h(ε), h(ε')(1 + η)/(1 − η)], widened by
+:data:`~problems.programs.theorem.CLOSED_FORM_MARGIN`; the answer is returned only when they agree to 1e-6
+relative.  Lifted answers (N up to the lift limit) go through the floating-point verification of every lifted
+answer; larger ones carry the type channel P(s(Y) = s | t(X) = t).
 """
 
 from __future__ import annotations
 
 import math
+import time
 from typing import Any
 
 import numpy as np
 
-from ..lp import Bounds
-from ..lp.bounds import repair, upper_bound, verify
-from ..lp.status import refined
+from ..certificate import theorem_certificate
+from ..errors import ProblemTooLargeError
+from ..lp import Bounds, Status
+from ..lp.status import decide_status, refined
+from ..mechanism import Mechanism
 from ..result import SolveResult
 from ..solvers.settings import UNIT_ROUNDOFF
+from ..solvers.stats import SolverStats
 from .mixture_prior import components
+from .output_law import channel_mechanism, lifted, type_sums
 from .symmetric_prior import SymmetricPrior
 from .types import compositions
 
 __all__ = ["mixture_identifiability_theorem", "log_output_law", "TIGHTENING"]
 
-#: The mechanism is built at the level ε − δ, δ = τ·max(1, ε) for τ in this order (the first point verified
-#: exactly feasible at ε is kept), so that its rows have slack at ε: 1e-11 suffices where the float point is
-#: accurate to ~1e-12 (n ≤ 200 measured), 1e-9 covers larger rounding; the exact repair is the last resort.
+#: The mechanism is E_i at the level ε − δ, δ = τ·max(1, ε) for τ in this order (enlarged where the output law's
+#: error η needs more): the first level whose output law is proved non-negative is used.  1e-11 costs about
+#: 1e-11 relative in the upper bound; η is 1e-13 to 1e-8 (m = 2, n = 30–200, ε_X + 0.01 and above).
 TIGHTENING = (1e-11, 1e-9)
 
 _THEOREM = (
@@ -113,19 +121,6 @@ def log_output_law(prior: SymmetricPrior, eps: float) -> np.ndarray | None:
         return np.where(has_neg, log_p + np.log1p(-np.exp(log_n - log_p)), log_p)
 
 
-def _joint_type_point(program: Any, log_py: np.ndarray, eps: float) -> np.ndarray:
-    """u[T] = c(T|t) p_Y(s(T)) Π_{a,b} K₁(a|b)^{T_ab} / p_X(x) at level ε, in logarithms."""
-    from .types import composition_keys
-
-    n, m = program.n, program.m
-    J = program.types
-    log_k1 = np.where(np.eye(m, dtype=bool), 0.0, -eps) - math.log1p((m - 1) * math.exp(-eps))  # [a, b]
-    y_index = np.searchsorted(composition_keys(compositions(n, m), n), composition_keys(J.y_types, n))
-    log_k = J.flat.astype(float) @ log_k1.ravel()  # Σ_{a,b} T_ab ln K₁(a|b) (T flattened row-major: a*m + b)
-    log_u = J.log_count_given_x + log_py[y_index] + log_k - program.log_mass[J.x_index]
-    return np.exp(log_u)
-
-
 def mixture_identifiability_theorem(program: Any, eps: float) -> SolveResult | None:
     """PD-I for an exchangeable prior at ε by Lemma 4 in type space (module docstring).
 
@@ -136,47 +131,90 @@ def mixture_identifiability_theorem(program: Any, eps: float) -> SolveResult | N
     from ..closed_forms import h
     from ..programs.theorem import CLOSED_FORM_MARGIN
 
-    if program.program != "pd-i" or program.reduction != "joint-type":
+    if program.program != "pd-i" or program.reduction == "distance":
         return None
     comps = components(program.prior)
     if len(comps) < 2 or log_output_law(program.prior, eps) is None:
         return None
     n, m = program.n, program.m
-    spec = program.lp.spec
-    # the mechanism at the tightened level ε − δ: its rows then hold at ε with relative slack e^δ − 1 ≈ δ, far
-    # above the rounding of the float point (~1e-12), so the point is verified exactly feasible at ε as it is
-    # (else it is repaired); it costs about |h′(ε)|·δ, within the certificate's tolerance
-    u = z = None
-    for tau in TIGHTENING:
-        level = eps - tau * max(1.0, eps)
-        log_py = log_output_law(program.prior, level)
-        if log_py is None:
-            continue
-        z = _joint_type_point(program, log_py, level)
-        if verify(spec, z, eps):
-            u = z
-            break
-    if u is None:  # no tightened point verified (rounding, or underflow at large ε): the exact repair
-        if z is None:
-            log_py = log_output_law(program.prior, eps)
-            assert log_py is not None
-            z = _joint_type_point(program, log_py, eps)
-        u, _ = repair(spec, z, eps)
-    if u is None:
+    prior = program.prior
+    start = time.perf_counter()
+    log_mass = prior.log_mass(compositions(n, m))  # ln p_X(x) per input type
+    with np.errstate(divide="ignore"):
+        size = max(abs(math.log(w)) + n * float(np.max(np.abs(np.log(r[r > 0])))) for w, r in comps)
+    mass_error = 16.0 * _U * (size + len(comps) + 4.0)  # ln p_X's rounding (a log-sum-exp over components)
+    small = program.space.size <= program.lift_limit
+    found = None
+    try:
+        for tau in TIGHTENING:
+            delta = tau * max(1.0, eps)
+            for _ in range(3):
+                level = eps - delta
+                log_py = log_output_law(prior, level)
+                if log_py is None:
+                    break
+                sums = type_sums(n, m, level, log_py, channel=not small)
+                log_r = sums.log_sums - log_mass  # ln R(t) = ln ŝ(x)/p_X(x)
+                spread = float(np.max(log_r) - np.min(log_r)) + 2.0 * (sums.error + mass_error)
+                if eps - level >= spread * (1.0 + 1e-6) + 4.0 * _U * max(1.0, eps):
+                    found = (level, log_py, sums, spread)
+                    break
+                delta = 2.0 * (delta + spread)
+            if found is not None:
+                break
+    except ProblemTooLargeError:
         return None
-    h_eps = float(h(eps, n, m))
-    upper = upper_bound(spec, u)
-    lower = h_eps * (1.0 - CLOSED_FORM_MARGIN)
-    if not upper >= lower:  # cannot happen for a correct point; never report a contradiction
+    if found is None:
         return None
-    if not refined(lower, upper):
-        # not proved to 1e-6 relative (e.g. entries that underflow at large ε, a contagious prior at n = 100): the
-        # LP path, which refines an answer certified by the absolute tolerance only, answers instead
-        return None
-    value = min(max(float(spec.c @ u), lower), upper)
+    level, log_py, sums, spread = found
+    h_level = float(h(level, n, m))
+    lower = float(h(eps, n, m)) * (1.0 - CLOSED_FORM_MARGIN)
+    # the distortion is at most h(ε')·max R/min R (and the prior's float mass, Σ_j w_j (Σ_a π_j(a))ⁿ ≤ 1 + 4nmu)
+    upper = h_level * math.exp(spread) * (1.0 + CLOSED_FORM_MARGIN + 4.0 * (n * m + 4) * _U)
+    if not (upper >= lower and refined(lower, upper)):
+        return None  # not proved to 1e-6 relative: the LP path answers
+    value = min(max(h_level, lower), upper)
     bounds = Bounds(lower, upper)
     theorem = _THEOREM.format(k=len(comps))
-    sol = program._theorem_solution(u, value, bounds, theorem, eps)
-    res = program._result(sol, program.reduction, program._extras())
-    res.extras["theorem"] = theorem
-    return res
+    extras: dict[str, Any] = {
+        "path": "theorem",
+        "theorem": theorem,
+        "reduction": "output-law",
+        "n": n,
+        "m": m,
+        "prior": prior.to_dict(),
+        "level": level,
+        "log_output_law": log_py,
+        "normalisation_spread": spread,
+    }
+    cert = theorem_certificate(value, lower, upper, theorem)
+    status = decide_status(lower, upper)
+    try:
+        if program.space.size <= program.lift_limit:
+            W = lifted(n, m, level, log_py)
+            W, status, value, bounds, cert = program._exact_lift(W, eps, status, value, bounds, cert)
+            if status is not Status.OPTIMAL:
+                return None
+            mech, p_x = Mechanism.on_space(W, program.space), program._lifted_p_x()
+            extras["mechanism_level"] = "database"
+        else:
+            assert sums.channel is not None
+            mech = channel_mechanism(n, m, sums.channel)
+            p_x = np.exp(prior.log_type_probability(compositions(n, m)))
+            extras["mechanism_level"] = "type"
+    except ProblemTooLargeError:
+        return None
+    stats = SolverStats("theorem", time.perf_counter() - start, 0.0, 0, (("theorem", theorem),))
+    return SolveResult.from_mechanism(
+        program.program,
+        mech,
+        p_x,
+        status=status,
+        value=value,
+        certificate=cert,
+        stats=stats,
+        bounds=bounds,
+        eps=eps,
+        unit="rows",
+        extras=extras,
+    )

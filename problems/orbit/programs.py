@@ -67,12 +67,13 @@ from ..solvers.settings import (
     SCALE_MIN_EPS,
     SMALL_LP_SIZE,
 )
+from .boundary_band import BAND_LP_MAX_VARIABLES, band_answer
 from .lift import _lift_matrix, _log_distance_counts, _type_channel, lift_mechanism, sample  # noqa: F401
 from .mixture_pd_i import mixture_identifiability_theorem
 from .mixture_prior import mixture_theorem
 from .product_prior import product_theorem
 from .reduced_lp import ReducedLP, deprecated_backend
-from .symmetric_prior import SymmetricPrior, as_symmetric, iid_row_pmf
+from .symmetric_prior import SymmetricPrior, as_symmetric
 from .types import JointTypes
 
 __all__ = [
@@ -330,12 +331,10 @@ class _PriorProgram(_Base):
             size = self.lp.K
         else:
             size = math.comb(sym.n + sym.m**2 - 1, sym.m**2 - 1)  # the joint types
-            # self.types is set by _build_joint_types: now, or on first use (__getattr__) for an i.i.d. prior
+            # self.types is set by _build_joint_types on first use (__getattr__): the theorem paths
+            # (single-letterisation, the mixture sandwich, constant outputs, Lemma 4) need no joint types
             del self.types
-            if iid_row_pmf(sym) is None and self.program != "pd-dp":
-                self._build_joint_types()
-            else:  # the theorem paths (single-letterisation, the mixture sandwich) need no joint types
-                self.__dict__["_deferred"] = True
+            self.__dict__["_deferred"] = True
         if self.backend == "auto":
             self.backend = choose_backend(self.reduction, sym.m, size)
         self.setup_time = time.perf_counter() - start
@@ -423,6 +422,8 @@ class _PriorProgram(_Base):
                 res = mixture_identifiability_theorem(self, eps)
             if res is not None:
                 return res
+            if (early := self._before_lp(eps)) is not None:
+                return early
         tiny = in_tiny_regime(self.lp.spec, eps)  # large ε: the LP answers without solving (lp.tiny)
         if self.reduction == "distance" and (method != "lp" or eps == 0.0) and not tiny:
             return self._distance_theorem(eps)
@@ -438,6 +439,10 @@ class _PriorProgram(_Base):
             )
         sol = self.lp.solve(eps, prefer=self._lp_backend(eps), solver=solver or self.solver)
         return self._result(sol, self.reduction, self._extras())
+
+    def _before_lp(self, eps: float) -> SolveResult | None:
+        """An answer without the LP where running it is known to be futile (PD-I: ``boundary_band``)."""
+        return None
 
     def _lp_backend(self, eps: float) -> str:
         """The back end of the LP at ε: the program's, but Clarabel on the scaled LP for m = 2 at large ε (or PD-I
@@ -572,6 +577,15 @@ class ReducedPDI(_PriorProgram):
         if self.prior.kind == "uniform":
             return 0.0
         return 8.0 * 2.0**-53 * float(np.max(np.abs(np.log(self._lifted_p_x())))) + 1e-300
+
+    def _before_lp(self, eps: float) -> SolveResult | None:
+        """Just above ε_X (no interior), a joint-type LP above ``BAND_LP_MAX_VARIABLES`` is not run: bounds."""
+        size = math.comb(self.n + self.m**2 - 1, self.m**2 - 1)
+        if self.reduction == "distance" or size <= BAND_LP_MAX_VARIABLES:
+            return None
+        return (
+            band_answer(self, eps, size) if eps - self.eps_X <= INTERIOR_MARGIN * (1.0 + abs(eps)) else None
+        )
 
     def _lp_backend(self, eps: float) -> str:
         """At and just above ε_X the feasible set has (almost) no interior: the block method would stall and fall
