@@ -54,6 +54,11 @@ CASES = [
     ("pd-i", "mixture:0.5,0.5/0.8,0.2/0.3,0.7", 2, 200, 0.3, False),
     ("pd-i", "mixture:0.3,0.3,0.4/0.9,0.1/0.5,0.5/0.15,0.85", 2, 200, 0.3, False),
     ("pd-i", "mixture:0.5,0.5/0.5,0.3,0.2/0.2,0.3,0.5", 3, 16, 0.3, False),
+    ("pd-i", "mixture:0.5,0.5/0.8,0.2/0.3,0.7", 2, 400, 0.3, False),
+    ("pd-i", "mixture:0.5,0.5/0.8,0.2/0.3,0.7", 2, 400, 0.01, False),
+    ("pd-i", "contagious:0.2", 2, 100, 2.0, True),
+    ("pd-i", "contagious:0.2", 2, 200, 1e-9, False),
+    ("pd-i", "mixture:0.5,0.5/0.5,0.3,0.2/0.2,0.3,0.5", 3, 30, 0.3, False),
 ]
 
 
@@ -62,6 +67,8 @@ def _via(res) -> str:  # noqa: ANN001
         return str(res.stats.solver)
     if res.extras.get("reduction") == "mixture-sandwich":
         return "mixture sandwich"
+    if res.extras.get("lp_skipped"):
+        return "band bounds (LP not run)"
     if res.extras.get("reduction") == "constant-output":
         return "constant outputs"
     return "Lemma 4" if "Lemma 4 for the exchangeable prior" in res.extras.get("theorem", "") else "theorem"

@@ -279,6 +279,20 @@ class ActiveBlockProbe:
         self._previous: tuple | None = None
         self._tried: dict[tuple, int] = {}
 
+    def try_hint(self) -> bool:
+        """Try the blocks of ``spec.cache["active_hint"]`` (a caller's guess: for PD-DP of a mixture at small ε,
+        the constant outputs) before any iteration; True (and :attr:`answer`) if the caller's test accepts."""
+        hint = self.spec.cache.get("active_hint")
+        if hint is None:
+            return False
+        now = time.perf_counter()
+        ans = active_answer(self.spec, self.eps, np.asarray(hint), self.solve, self.accept)
+        accepted = ans is not None and (ans.accepted or self.accept(ans.z, ans.nu, ans.lam))
+        self.spent += time.perf_counter() - now
+        if accepted:
+            self.answer = ans
+        return accepted
+
     def __call__(self, z: np.ndarray, nu: np.ndarray, lam: np.ndarray, iteration: int) -> bool:
         if iteration < PROBE_FROM_ITERATION or self.tries >= MAX_PROBES:
             return False

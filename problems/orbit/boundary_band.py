@@ -62,7 +62,9 @@ def band_answer(program: Any, eps: float, variables: int) -> SolveResult:
     upper = value * (1.0 + 8.0 * (types.shape[0] + n) * UNIT_ROUNDOFF) if feasible else math.inf
     lower = min(float(h(eps, n, m)) * (1.0 - CLOSED_FORM_MARGIN), upper)
     note = _NOTE.format(
-        gap=eps - program.eps_X, K=variables, decided=" (decided exactly)" if feasible else " (not decided: +∞)"
+        gap=eps - program.eps_X,
+        K=variables,
+        decided=" (decided exactly)" if feasible else " (not decided: +∞)",
     )
     w = np.zeros((types.shape[0], m))
     w[:, a_star] = 1.0

@@ -53,6 +53,7 @@ __all__ = [
     "constant_output_lp",
     "constant_output_theorem",
     "constant_output_index",
+    "constant_output_blocks",
     "lifted_constant_output",
     "type_channel",
     "CONSTANT_OUTPUT_MAX_VARIABLES",
@@ -182,6 +183,7 @@ def constant_output_theorem(
     prior = program.prior
     if not _in_constant_regime(comps, enc.component_bounds):
         return None
+    program.__dict__["_constant_hint"] = True  # if the LP answers: its constant-output blocks are tried first
     start = time.perf_counter()
     try:
         lp, types = constant_output_lp(prior)
@@ -267,3 +269,17 @@ def lifted_constant_output(n: int, m: int, types: np.ndarray, w: np.ndarray) -> 
     cols = constant_output_index(n, m).astype(np.int64)
     W[:, cols] = w[row]
     return W
+
+
+def constant_output_blocks(program: Any) -> np.ndarray:
+    """The blocks (:func:`problems.lp.active_blocks.blocks_of`) of the joint-type LP of ``program`` that hold the
+    constant outputs (a, …, a): the joint types T = t ⊗ e_a."""
+    from ..lp.active_blocks import blocks_of
+
+    J = program.types
+    T = J.T.reshape(J.size, program.m, program.m)
+    t = J.x_types[J.x_index]
+    mask = np.zeros(J.size, dtype=bool)
+    for a in range(program.m):
+        mask |= np.all(T[:, :, a] == t, axis=1)
+    return np.unique(blocks_of(program.lp.spec)[1][mask])

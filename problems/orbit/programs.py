@@ -68,6 +68,7 @@ from ..solvers.settings import (
     SMALL_LP_SIZE,
 )
 from .boundary_band import BAND_LP_MAX_VARIABLES, band_answer
+from .constant_output import constant_output_blocks
 from .lift import _lift_matrix, _log_distance_counts, _type_channel, lift_mechanism, sample  # noqa: F401
 from .mixture_pd_i import mixture_identifiability_theorem
 from .mixture_prior import mixture_theorem
@@ -414,9 +415,7 @@ class _PriorProgram(_Base):
             check_method(method)  # bad input naming the valid methods
         if method != "lp" and self.reduction != "distance":  # an i.i.d. prior: n × the one-row answer
             res = product_theorem(self, eps, solver=solver or self.solver)
-            if (
-                res is None and self.program == "pd-dp"
-            ):  # an exchangeable mixture: the sandwich where it closes
+            if res is None and self.program == "pd-dp":  # a mixture: the sandwich, constant outputs
                 res = mixture_theorem(self, eps, solver=solver or self.solver)
             elif res is None:  # PD-I, an exchangeable prior: Lemma 4 where its output law is non-negative
                 res = mixture_identifiability_theorem(self, eps)
@@ -437,6 +436,10 @@ class _PriorProgram(_Base):
                 "mixture sandwich, problems.orbit.mixture_prior; PD-I: Lemma 4 with p_Y ≥ 0, "
                 "problems.orbit.mixture_pd_i); use method='auto' or 'lp'"
             )
+        hint = (
+            self.__dict__.pop("_constant_hint", False) and method != "lp"
+        )  # constant outputs: try them first
+        self.lp.spec.cache["active_hint"] = constant_output_blocks(self) if hint else None
         sol = self.lp.solve(eps, prefer=self._lp_backend(eps), solver=solver or self.solver)
         return self._result(sol, self.reduction, self._extras())
 

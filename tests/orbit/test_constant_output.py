@@ -189,3 +189,18 @@ def test_m3_three_components():
     assert res.bounds.lower <= 40 * 0.1 <= res.bounds.lower * (1 + 1e-9)
     w = np.asarray(res.extras["constant_output_weights"])
     assert w.shape == (861, 3) and np.allclose(w.sum(axis=1), 1.0)
+
+
+@pytest.mark.parametrize(
+    "n,eps,hinted", [(20, 0.5, True), (20, 0.05, False), pytest.param(30, 0.5, True, marks=pytest.mark.slow)]
+)
+def test_lp_tries_the_constant_output_blocks_first(n, eps, hinted):
+    """Below the separation the joint-type LP answers, trying the constant-output blocks first (restricted LP,
+    every other block priced out): certified and equal to the independent joint-type LP, whether the guess was
+    right (n = 20, ε = 0.5) or the LP had to go on (n = 20, ε = 0.05)."""
+    res = ReducedPDDP(parse_symmetric_prior(MIXTURE, n, 2)).solve(eps)
+    assert res.status == "optimal" and res.extras["reduction"] == "joint-type"
+    assert ("hinted blocks: 2 of" in " ".join(str(a) for a in res.stats.attempts)) is hinted
+    reference = highs_reference(MIXTURE, n, "pd-dp", eps)
+    assert res.bounds.lower - HIGHS_ABS <= reference <= res.bounds.upper + HIGHS_ABS
+    assert abs(res.value - reference) <= REL * reference
