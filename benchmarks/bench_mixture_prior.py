@@ -43,6 +43,9 @@ CASES = [
     ("pd-dp", "mixture:0.5,0.5/0.5,0.3,0.2/0.2,0.3,0.5", 3, 200, 2.5, False),
     ("pd-dp", "mixture:0.5,0.5/0.8,0.2/0.3,0.7", 2, 100, 0.8, True),
     ("pd-dp", "mixture:0.5,0.5/0.8,0.2/0.3,0.7", 2, 200, 0.5, True),
+    ("pd-dp", "mixture:0.5,0.5/0.8,0.2/0.3,0.7", 2, 100, 0.05, True),
+    ("pd-dp", "mixture:0.5,0.5/0.8,0.2/0.3,0.7", 2, 100, 0.5, True),
+    ("pd-dp", "mixture:0.5,0.5/0.8,0.2/0.3,0.7", 2, 200, 0.1, False),
     ("pd-dp", "mixture:0.5,0.5/0.8,0.2/0.3,0.7", 2, 400, 0.3, False),
     ("pd-dp", "mixture:0.5,0.5/0.8,0.2/0.3,0.7", 2, 1000, 0.5, False),
     ("pd-dp", "mixture:0.5,0.5/0.9,0.05,0.05/0.05,0.05,0.9", 3, 40, 2.0, False),
@@ -64,7 +67,8 @@ CASES = [
 
 def _via(res) -> str:  # noqa: ANN001
     if res.stats.solver != "theorem":
-        return str(res.stats.solver)
+        hinted = "hinted blocks" in " ".join(str(a) for a in res.stats.attempts)
+        return f"{res.stats.solver} (constant-output blocks first)" if hinted else str(res.stats.solver)
     if res.extras.get("reduction") == "mixture-sandwich":
         return "mixture sandwich"
     if res.extras.get("lp_skipped"):
