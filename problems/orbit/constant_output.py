@@ -178,12 +178,12 @@ def constant_output_theorem(
     from ..certificate import theorem_certificate
     from ..solvers.stats import SolverStats
 
+    program.__dict__.pop("_constant_hint", None)
     if program.program != "pd-dp" or not eps > 0.0:
         return None
     prior = program.prior
     if not _in_constant_regime(comps, enc.component_bounds):
         return None
-    program.__dict__["_constant_hint"] = True  # if the LP answers: its constant-output blocks are tried first
     start = time.perf_counter()
     try:
         lp, types = constant_output_lp(prior)
@@ -194,10 +194,12 @@ def constant_output_theorem(
         return None
     lower, upper = float(enc.lower), float(sol.bounds.upper) * (1.0 + _type_law_margin(prior, comps))
     if not (upper >= lower and refined(lower, upper)):
+        program.__dict__["_constant_hint"] = (
+            True  # the LP answers: its constant-output blocks are tried first
+        )
         return None
     n, m = program.n, program.m
-    w = np.clip(np.asarray(sol.u, dtype=float), 0.0, None).reshape(-1, m)
-    w = w / w.sum(axis=1, keepdims=True)
+    w = np.asarray(sol.u, dtype=float).reshape(-1, m)  # exactly feasible after exact row normalisation
     value = min(max(float(sol.value), lower), upper)
     bounds = Bounds(lower, upper)
     theorem = _THEOREM.format(k=len(comps), types=types.shape[0])

@@ -204,3 +204,13 @@ def test_lp_tries_the_constant_output_blocks_first(n, eps, hinted):
     reference = highs_reference(MIXTURE, n, "pd-dp", eps)
     assert res.bounds.lower - HIGHS_ABS <= reference <= res.bounds.upper + HIGHS_ABS
     assert abs(res.value - reference) <= REL * reference
+
+
+def test_the_hint_belongs_to_one_solve():
+    """The constant-output blocks are tried only at an ε in the constant regime: a later solve of the same program
+    outside it (ε = 1) runs the LP without them."""
+    program = ReducedPDDP(parse_symmetric_prior(MIXTURE, 20, 2))
+    first = program.solve(0.5)
+    assert "hinted blocks" in " ".join(str(a) for a in first.stats.attempts)
+    second = program.solve(1.0)
+    assert second.status == "optimal" and "hinted" not in " ".join(str(a) for a in second.stats.attempts)
