@@ -43,10 +43,11 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import InvalidInputError, PrivacyToolkitError
-from ..lp import Bounds, Status
-from ..lp.status import decide_status, refined
+from ..lp import Bounds
+from ..lp.status import refined
 from ..mechanism import Mechanism
 from ..result import SolveResult
+from .theorem_answer import reduced_theorem_answer
 from .types import compositions
 
 __all__ = [
@@ -175,7 +176,6 @@ def constant_output_theorem(
     prior's components (w_j, π_j) in the order of its ``component_bounds``.  ``None`` (the LP
     answers) when a component is not in its constant regime, the LP is too large, or the sides do not agree to
     1e-6 relative."""
-    from ..certificate import theorem_certificate
     from ..solvers.stats import SolverStats
 
     program.__dict__.pop("_constant_hint", None)
@@ -217,18 +217,6 @@ def constant_output_theorem(
         "component_bounds": enc.component_bounds,
         "restricted_bounds": (float(sol.bounds.lower), float(sol.bounds.upper)),
     }
-    cert = theorem_certificate(value, lower, upper, theorem)
-    status = decide_status(lower, upper)
-    if program.space.size <= program.lift_limit:
-        W = lifted_constant_output(n, m, types, w)
-        W, status, value, bounds, cert = program._exact_lift(W, eps, status, value, bounds, cert)
-        if status is not Status.OPTIMAL:
-            return None
-        mech, p_x = Mechanism.on_space(W, program.space), program._lifted_p_x()
-        extras["mechanism_level"] = "database"
-    else:
-        mech, p_x = type_channel(n, m, types, w), p_type
-        extras["mechanism_level"] = "type"
     stats = SolverStats(
         "theorem",
         time.perf_counter() - start + enc.solve_time,
@@ -236,18 +224,16 @@ def constant_output_theorem(
         sol.stats.iterations,
         (("theorem", theorem), ("constant-output LP", sol.stats.solver)),
     )
-    return SolveResult.from_mechanism(
-        program.program,
-        mech,
-        p_x,
-        status=status,
-        value=value,
-        certificate=cert,
-        stats=stats,
-        bounds=bounds,
-        eps=eps,
-        unit="rows",
-        extras=extras,
+    return reduced_theorem_answer(
+        program,
+        eps,
+        value,
+        bounds,
+        theorem,
+        extras,
+        stats,
+        lambda: lifted_constant_output(n, m, types, w),
+        lambda: (type_channel(n, m, types, w), p_type),
     )
 
 

@@ -21,7 +21,7 @@ from ..database import DENSE_LIMIT, DatabaseSpace
 from ..errors import InvalidInputError, ShapeMismatchError
 from ..mechanism import Mechanism
 from ..result import SolveResult
-from .types import JointTypes, composition_keys, compositions
+from .types import JointTypes, arrange, composition_keys, compositions
 
 __all__ = ["lift_mechanism", "sample"]
 
@@ -151,15 +151,4 @@ def sample(result: SolveResult, x, size: int, rng: np.random.Generator | int | N
     cand = np.flatnonzero(J.x_index == tidx)
     p = np.clip(u[cand], 0, None)
     chosen = cand[rng.choice(cand.size, size=size, p=p / p.sum())]
-    T = J.T[chosen]  # (size, m, m)
-    y = np.empty((size, n), dtype=np.int64)
-    for a in range(m):
-        pos = np.flatnonzero(x == a)
-        if pos.size == 0:
-            continue
-        cum = np.cumsum(T[:, a, :], axis=1)  # (size, m)
-        slot = np.arange(pos.size)
-        labels = (slot[None, :, None] >= cum[:, None, :]).sum(axis=2)  # value b for each slot
-        perm = np.argsort(rng.random((size, pos.size)), axis=1)
-        y[:, pos] = np.take_along_axis(labels, perm, axis=1)
-    return y
+    return arrange(x, J.T[chosen], rng)

@@ -45,10 +45,9 @@ from typing import Any
 
 import numpy as np
 
-from ..certificate import theorem_certificate
 from ..errors import ProblemTooLargeError
-from ..lp import Bounds, Status
-from ..lp.status import decide_status, refined
+from ..lp import Bounds
+from ..lp.status import refined
 from ..mechanism import Mechanism
 from ..result import SolveResult
 from ..solvers.settings import UNIT_ROUNDOFF
@@ -56,6 +55,7 @@ from ..solvers.stats import SolverStats
 from .mixture_prior import components
 from .output_law import channel_mechanism, lifted, type_sums
 from .symmetric_prior import SymmetricPrior
+from .theorem_answer import reduced_theorem_answer
 from .types import compositions
 
 __all__ = ["mixture_identifiability_theorem", "log_output_law", "TIGHTENING"]
@@ -187,34 +187,20 @@ def mixture_identifiability_theorem(program: Any, eps: float) -> SolveResult | N
         "log_output_law": log_py,
         "normalisation_spread": spread,
     }
-    cert = theorem_certificate(value, lower, upper, theorem)
-    status = decide_status(lower, upper)
-    try:
-        if program.space.size <= program.lift_limit:
-            W = lifted(n, m, level, log_py)
-            W, status, value, bounds, cert = program._exact_lift(W, eps, status, value, bounds, cert)
-            if status is not Status.OPTIMAL:
-                return None
-            mech, p_x = Mechanism.on_space(W, program.space), program._lifted_p_x()
-            extras["mechanism_level"] = "database"
-        else:
-            assert sums.channel is not None
-            mech = channel_mechanism(n, m, sums.channel)
-            p_x = np.exp(prior.log_type_probability(compositions(n, m)))
-            extras["mechanism_level"] = "type"
-    except ProblemTooLargeError:
-        return None
     stats = SolverStats("theorem", time.perf_counter() - start, 0.0, 0, (("theorem", theorem),))
-    return SolveResult.from_mechanism(
-        program.program,
-        mech,
-        p_x,
-        status=status,
-        value=value,
-        certificate=cert,
-        stats=stats,
-        bounds=bounds,
-        eps=eps,
-        unit="rows",
-        extras=extras,
+
+    def type_level() -> tuple[Mechanism, np.ndarray]:
+        assert sums.channel is not None
+        return channel_mechanism(n, m, sums.channel), np.exp(prior.log_type_probability(compositions(n, m)))
+
+    return reduced_theorem_answer(
+        program,
+        eps,
+        value,
+        bounds,
+        theorem,
+        extras,
+        stats,
+        lambda: lifted(n, m, level, log_py),
+        type_level,
     )

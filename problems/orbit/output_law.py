@@ -33,7 +33,7 @@ from scipy.special import gammaln
 from ..database import DatabaseSpace
 from ..errors import ProblemTooLargeError
 from ..mechanism import Mechanism
-from .types import composition_keys, compositions
+from .types import arrange, composition_keys, compositions
 
 __all__ = [
     "joint_types_given",
@@ -176,14 +176,4 @@ def sample_output_law(
     t = np.bincount(x, minlength=m)
     T, log_w = log_joint_type_law(t, n, m, level, log_py)
     p = np.exp(log_w)
-    chosen = T[rng.choice(len(T), size=size, p=p / p.sum())]
-    y = np.empty((size, n), dtype=np.int64)
-    for a in range(m):
-        pos = np.flatnonzero(x == a)
-        if pos.size == 0:
-            continue
-        cum = np.cumsum(chosen[:, a, :], axis=1)  # (size, m)
-        arranged = (np.arange(pos.size)[None, :, None] >= cum[:, None, :]).sum(axis=2)  # value of each slot
-        perm = np.argsort(rng.random((size, pos.size)), axis=1)
-        y[:, pos] = np.take_along_axis(arranged, perm, axis=1)
-    return y
+    return arrange(x, T[rng.choice(len(T), size=size, p=p / p.sum())], rng)

@@ -26,7 +26,7 @@ from scipy.special import gammaln
 
 from ..errors import InvalidInputError, ProblemTooLargeError
 
-__all__ = ["compositions", "composition_keys", "JointTypes", "Moves", "MAX_JOINT_TYPES"]
+__all__ = ["compositions", "composition_keys", "arrange", "JointTypes", "Moves", "MAX_JOINT_TYPES"]
 
 #: Largest number of joint types enumerated by default (m = 2, n = 200 has 1 373 701).
 MAX_JOINT_TYPES = 3_000_000
@@ -49,6 +49,22 @@ def compositions(n: int, parts: int) -> np.ndarray:
         ramp = np.arange(int(counts.sum()), dtype=np.int64) - offsets
         arr = np.hstack([rep, ramp[:, None]])
     return np.hstack([arr, (n - arr.sum(axis=1))[:, None]])
+
+
+def arrange(x: np.ndarray, T: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One database y per joint type in ``T`` (``(size, m, m)``) with T(x, y) = T: for each value a the rows with
+    x_k = a receive the values b with counts T_ab in a uniformly random arrangement.  Returns ``(size, n)``."""
+    size, m = T.shape[0], T.shape[1]
+    y = np.empty((size, x.size), dtype=np.int64)
+    for a in range(m):
+        pos = np.flatnonzero(x == a)
+        if pos.size == 0:
+            continue
+        cum = np.cumsum(T[:, a, :], axis=1)  # (size, m)
+        labels = (np.arange(pos.size)[None, :, None] >= cum[:, None, :]).sum(axis=2)  # value b of each slot
+        perm = np.argsort(rng.random((size, pos.size)), axis=1)
+        y[:, pos] = np.take_along_axis(labels, perm, axis=1)
+    return y
 
 
 def composition_keys(vectors: np.ndarray, n: int) -> np.ndarray:
