@@ -29,7 +29,8 @@ from ..lp.status import decide_status
 from ..result import SolveResult
 from ..solvers.settings import UNIT_ROUNDOFF
 from ..solvers.stats import SolverStats
-from .constant_output import type_channel
+from .constant_output import type_channel, type_law_margin
+from .mixture_prior import components
 from .types import compositions
 
 __all__ = ["band_answer", "BAND_LP_MAX_VARIABLES"]
@@ -56,10 +57,12 @@ def band_answer(program: Any, eps: float, variables: int) -> SolveResult:
     p_type = np.exp(prior.log_type_probability(types))
     row_law = (p_type @ types) / n
     a_star = int(np.argmax(row_law))
-    value = float(n * (1.0 - row_law[a_star]))
+    value = float(p_type @ (n - types[:, a_star]))  # E d(X, (a*,…,a*)): non-negative terms, no cancellation
     exact = program._exact_eps_X_ratio()
     feasible = exact is not None and exp_at_least(eps, exact)
-    upper = value * (1.0 + 8.0 * (types.shape[0] + n) * UNIT_ROUNDOFF) if feasible else math.inf
+    # the sum's rounding, and the type law's (its logarithms: problems.orbit.constant_output)
+    margin = 8.0 * (types.shape[0] + n) * UNIT_ROUNDOFF + type_law_margin(prior, components(prior))
+    upper = value * (1.0 + margin) if feasible else math.inf
     lower = min(float(h(eps, n, m)) * (1.0 - CLOSED_FORM_MARGIN), upper)
     note = _NOTE.format(
         gap=eps - program.eps_X,

@@ -27,7 +27,7 @@ of the whole joint-type LP, but only the whole LP's multipliers prove it.
 and the best constant as a candidate), which returns a point exactly feasible at ε with a rigorous upper bound
 on its distortion; the answer is returned, ``[L, U]``, only when the two agree to 1e-6 relative
 (:func:`problems.lp.status.refined`); U is widened by a bound on the rounding of the type law P(t) in the
-LP's objective (``_type_law_margin``: 4e-12 relative at n = 200), so that it bounds the distortion under the
+LP's objective (``type_law_margin``: 4e-12 relative at n = 200), so that it bounds the distortion under the
 exact prior.  The mechanism is the lifted N × N matrix up to the program's lift limit
 (checked exactly feasible in floating point like every lifted answer), else the type channel: one row per type
 t, one column per constant output.
@@ -57,6 +57,7 @@ __all__ = [
     "constant_output_blocks",
     "lifted_constant_output",
     "type_channel",
+    "type_law_margin",
     "CONSTANT_OUTPUT_MAX_VARIABLES",
     "CONSTANT_REGIME_TOLERANCE",
 ]
@@ -141,7 +142,7 @@ def constant_output_lp(prior: Any, *, program: str = "pd-dp (constant outputs)")
     return lp, types
 
 
-def _type_law_margin(prior: Any, comps: list[tuple[float, np.ndarray]]) -> float:
+def type_law_margin(prior: Any, comps: list[tuple[float, np.ndarray]]) -> float:
     """A bound on the relative error of the computed type law P(t(X) = t) = exp(ln n! − Σ_a ln t_a! + ln p_X(x)):
     every logarithm summed there is at most ln n! or n·max|ln π_j(a)| + |ln w_j| in size, each with a few units
     of roundoff, and exp adds one more; the LP's objective coefficients carry it, the exact prior does not."""
@@ -192,7 +193,7 @@ def constant_output_theorem(
         return None
     if not math.isfinite(sol.bounds.upper):
         return None
-    lower, upper = float(enc.lower), float(sol.bounds.upper) * (1.0 + _type_law_margin(prior, comps))
+    lower, upper = float(enc.lower), float(sol.bounds.upper) * (1.0 + type_law_margin(prior, comps))
     if not (upper >= lower and refined(lower, upper)):
         program.__dict__["_constant_hint"] = (
             True  # the LP answers: its constant-output blocks are tried first
