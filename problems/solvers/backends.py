@@ -49,6 +49,7 @@ from .settings import (
     CLARABEL_LP_TIGHT,
     CVXPY_CLARABEL_LP_OPTIONS,
     DEFAULT_TIME_LIMIT,
+    HIGHS_AFTER_BLOCK_FROM,
     HIGHS_LP_OPTIONS,
     IMPLIED_NONNEG_MIN_EPS,
     LOOSE_ROW_LOG,
@@ -653,8 +654,12 @@ def check_solver(name: str | None) -> str | None:
 def default_order(spec: RatioLPSpec, prefer: str | None = None) -> list[str]:
     """The chain tried when no solver is named: a structure-exploiting method first where it pays, then
     Clarabel, HiGHS, the block method (reduced LPs only: its own multipliers certify contagious PD-DP at
-    ε = 10, n = 20, where HiGHS's absolute dual tolerance leaves the bound 4e-5 short) and SCS."""
+    ε = 10, n = 20, where HiGHS's absolute dual tolerance leaves the bound 4e-5 short) and SCS; reduced LPs above
+    :data:`~problems.solvers.settings.HIGHS_AFTER_BLOCK_FROM` variables try the block method before HiGHS."""
     order = list(LP_ORDER)
+    if spec.dense is None and spec.K > HIGHS_AFTER_BLOCK_FROM:  # a large reduced LP: the block method first
+        order.remove("HIGHS")
+        order.insert(order.index("BLOCK") + 1, "HIGHS")
     if spec.alt_log_scale is not None:
         order.insert(1, "CLARABEL-ALT")
     if prefer is not None:
