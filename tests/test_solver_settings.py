@@ -162,3 +162,17 @@ def test_chain_and_conic_fallback_record_attempts_alike(monkeypatch) -> None:
     assert stats.attempts[0] == ("CLARABEL", "error: forced failure")
     assert stats.attempts[1] == (stats.solver, "optimal")
     assert stats.to_dict()["attempts"][0] == ["CLARABEL", "error: forced failure"]
+
+
+def test_large_reduced_lps_try_the_block_method_before_highs():
+    """Above HIGHS_AFTER_BLOCK_FROM variables a reduced LP's chain has BLOCK before HIGHS; small ones keep LP_ORDER."""
+    from problems.orbit import ReducedPDDP, parse_symmetric_prior
+    from problems.solvers.backends import default_order
+    from problems.solvers.settings import HIGHS_AFTER_BLOCK_FROM, LP_ORDER
+
+    large = ReducedPDDP(parse_symmetric_prior("contagious:0.2", 100, 2)).lp.spec
+    assert large.K > HIGHS_AFTER_BLOCK_FROM
+    order = default_order(large)
+    assert order.index("BLOCK") < order.index("HIGHS")
+    small = ReducedPDDP(parse_symmetric_prior("contagious:0.2", 20, 2)).lp.spec
+    assert [o for o in default_order(small) if o in LP_ORDER] == list(LP_ORDER)
