@@ -23,14 +23,13 @@ from typing import Any
 
 import numpy as np
 
-from ..certificate import theorem_certificate
 from ..lp import Bounds
-from ..lp.status import decide_status
 from ..result import SolveResult
 from ..solvers.settings import UNIT_ROUNDOFF
 from ..solvers.stats import SolverStats
-from .constant_output import type_channel, type_law_margin
+from .constant_output import constant_output_extras, lifted_constant_output, type_channel, type_law_margin
 from .mixture_prior import components
+from .theorem_answer import reduced_theorem_answer
 from .types import compositions
 
 __all__ = ["band_answer", "BAND_LP_MAX_VARIABLES"]
@@ -71,29 +70,19 @@ def band_answer(program: Any, eps: float, variables: int) -> SolveResult:
     )
     w = np.zeros((types.shape[0], m))
     w[:, a_star] = 1.0
-    extras: dict[str, Any] = {
-        "path": "theorem",
-        "theorem": note,
-        "reduction": "constant-output",
-        "n": n,
-        "m": m,
-        "prior": prior.to_dict(),
-        "x_types": types,
-        "constant_output_weights": w,
-        "x_type_probability": p_type,
-        "mechanism_level": "type",
-        "lp_skipped": True,
-    }
-    return SolveResult.from_mechanism(
-        program.program,
-        type_channel(n, m, types, w),
-        p_type,
-        status=decide_status(lower, upper),
-        value=value,
-        certificate=theorem_certificate(value, lower, upper, note),
-        stats=SolverStats("theorem", 0.0, 0.0, 0, (("theorem", note),)),
-        bounds=Bounds(lower, upper),
-        eps=eps,
-        unit="rows",
-        extras=extras,
+    extras = constant_output_extras(program, note, types, w, p_type)
+    extras["lp_skipped"] = True
+    stats = SolverStats("theorem", 0.0, 0.0, 0, (("theorem", note),))
+    res = reduced_theorem_answer(
+        program,
+        eps,
+        value,
+        Bounds(lower, upper),
+        note,
+        extras,
+        stats,
+        lambda: lifted_constant_output(n, m, types, w),
+        lambda: (type_channel(n, m, types, w), p_type),
     )
+    assert res is not None  # the band is far above the lift limit: the answer is on types
+    return res

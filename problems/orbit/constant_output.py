@@ -55,6 +55,7 @@ __all__ = [
     "constant_output_theorem",
     "constant_output_index",
     "constant_output_blocks",
+    "constant_output_extras",
     "lifted_constant_output",
     "type_channel",
     "type_law_margin",
@@ -195,9 +196,7 @@ def constant_output_theorem(
         return None
     lower, upper = float(enc.lower), float(sol.bounds.upper) * (1.0 + type_law_margin(prior, comps))
     if not (upper >= lower and refined(lower, upper)):
-        program.__dict__["_constant_hint"] = (
-            True  # the LP answers: its constant-output blocks are tried first
-        )
+        program.__dict__["_constant_hint"] = True  # the LP answers, trying the constant-output blocks first
         return None
     n, m = program.n, program.m
     w = np.asarray(sol.u, dtype=float).reshape(-1, m)  # exactly feasible after exact row normalisation
@@ -205,19 +204,13 @@ def constant_output_theorem(
     bounds = Bounds(lower, upper)
     theorem = _THEOREM.format(k=len(comps), types=types.shape[0])
     p_type = np.exp(prior.log_type_probability(types))
-    extras: dict[str, Any] = {
-        "path": "theorem",
-        "theorem": theorem,
-        "reduction": "constant-output",
-        "n": n,
-        "m": m,
-        "prior": prior.to_dict(),
-        "x_types": types,
-        "constant_output_weights": w,
-        "x_type_probability": p_type,
-        "component_bounds": enc.component_bounds,
-        "restricted_bounds": (float(sol.bounds.lower), float(sol.bounds.upper)),
-    }
+    extras = constant_output_extras(program, theorem, types, w, p_type)
+    extras.update(
+        {
+            "component_bounds": enc.component_bounds,
+            "restricted_bounds": (float(sol.bounds.lower), float(sol.bounds.upper)),
+        }
+    )
     stats = SolverStats(
         "theorem",
         time.perf_counter() - start + enc.solve_time,
@@ -236,6 +229,24 @@ def constant_output_theorem(
         lambda: lifted_constant_output(n, m, types, w),
         lambda: (type_channel(n, m, types, w), p_type),
     )
+
+
+def constant_output_extras(
+    program: Any, theorem: str, types: np.ndarray, w: np.ndarray, p_type: np.ndarray
+) -> dict[str, Any]:
+    """The ``extras`` of a constant-output answer: the weights w_a(t) per input type and the type law, which
+    :func:`~problems.orbit.lift.lift_mechanism` and :func:`~problems.orbit.lift.sample` read."""
+    return {
+        "path": "theorem",
+        "theorem": theorem,
+        "reduction": "constant-output",
+        "n": program.n,
+        "m": program.m,
+        "prior": program.prior.to_dict(),
+        "x_types": types,
+        "constant_output_weights": w,
+        "x_type_probability": p_type,
+    }
 
 
 def type_channel(n: int, m: int, types: np.ndarray, w: np.ndarray) -> Mechanism:

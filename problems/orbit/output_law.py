@@ -17,7 +17,7 @@ t = (k, n − k), (k + 1)(n − k + 1) of them):
 
     P(T(x, Y) = T \mid x) \propto c(T|t)\,\hat p_Y(s(T)) \prod_{a,b} K_1(a|b)^{T_{ab}},
 
-with c(T|t) = Π_a t_a!/Π_{a,b} T_ab! the number of outputs of joint type T with x.  :func:`type_channel` sums
+with c(T|t) = Π_a t_a!/Π_{a,b} T_ab! the number of outputs of joint type T with x.  :func:`type_sums` sums
 these by output type (the channel P(s(Y) = s | t(X) = t)), :func:`lifted` builds the N × N matrix for small N,
 and :func:`sample_output_law` draws outputs for one x.
 """
@@ -38,7 +38,6 @@ from .types import arrange, composition_keys, compositions
 __all__ = [
     "joint_types_given",
     "log_joint_type_law",
-    "type_channel",
     "type_sums",
     "TypeSums",
     "channel_mechanism",
@@ -139,13 +138,6 @@ def type_sums(n: int, m: int, level: float, log_py: np.ndarray, *, channel: bool
     if C is not None:
         C /= C.sum(axis=1, keepdims=True)
     return TypeSums(log_sums, error, C)
-
-
-def type_channel(n: int, m: int, level: float, log_py: np.ndarray) -> Mechanism:
-    """P(s(Y) = s | t(X) = t): one row per input type, one column per output type (``compositions(n, m)``)."""
-    sums = type_sums(n, m, level, log_py, channel=True)
-    assert sums.channel is not None
-    return channel_mechanism(n, m, sums.channel)
 
 
 def channel_mechanism(n: int, m: int, C: np.ndarray) -> Mechanism:
