@@ -159,7 +159,7 @@ def _in_constant_regime(
     comps: list[tuple[float, np.ndarray]], bounds: tuple[tuple[float, float], ...]
 ) -> bool:
     for (_, r), (_, up) in zip(comps, bounds):
-        best_constant = 1.0 - float(np.max(r))
+        best_constant = float(np.sort(r)[:-1].sum())  # Σ_{b≠a*} π(b): no cancellation near a point mass
         if up < best_constant * (1.0 - CONSTANT_REGIME_TOLERANCE):
             return False
     return True

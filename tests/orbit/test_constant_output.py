@@ -214,3 +214,16 @@ def test_the_hint_belongs_to_one_solve():
     assert "hinted blocks" in " ".join(str(a) for a in first.stats.attempts)
     second = program.solve(1.0)
     assert second.status == "optimal" and "hinted" not in " ".join(str(a) for a in second.stats.attempts)
+
+
+def test_a_component_with_a_mass_of_1e16():
+    """Components (1 − 1e-16, 1e-16) and (0.3, 0.7) at n = 200, ε = 0.5: the float row sums to 1 − 1.1e-17, so the
+    best constant's distortion is its 1e-16 entry (not 1 − max π); constant outputs answer, the lower side is the
+    m = 2 closed form, and the exact distortion of the returned mechanism lies in the bounds."""
+    spec = "mixture:0.5,0.5/0.9999999999999999,1e-16/0.3,0.7"
+    res = ReducedPDDP(parse_symmetric_prior(spec, 200, 2)).solve(0.5)
+    assert res.status == "optimal" and res.extras["reduction"] == "constant-output"
+    low = _lower_closed_form(_rows(spec), 0.5, 200)
+    assert res.bounds.lower <= low <= res.bounds.lower * (1 + 1e-9)
+    exact = _exact_check(res, spec, 0.5)
+    assert res.bounds.lower <= exact <= res.bounds.upper
