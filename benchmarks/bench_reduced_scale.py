@@ -1,7 +1,7 @@
 """Scale benchmark of the reduced PD-DP / PD-I: the toolkit against one plain HiGHS call on the same LP.
 
 Run: ``python benchmarks/bench_reduced_scale.py [--quick] [--n 30 50 …] [--priors …] [--with-400] [--m3]
-[--highs-time-limit 600] [--toolkit-only] [--compare-active]``.  Prints a markdown table and writes ``benchmarks/results/reduced_scale.json``
+[--settings pd-dp:1.0 …] [--highs-time-limit 600] [--toolkit-only] [--compare-active]``.  Prints a markdown table and writes ``benchmarks/results/reduced_scale.json``
 (rewritten atomically after every point, so an interrupted run leaves the points done so far).
 
 Points: m = 2, priors ``iid:0.3,0.7`` and ``mixture:0.5,0.5/0.8,0.2/0.3,0.7``, n ∈ {30, 50, 100, 200} (``--quick``:
@@ -174,11 +174,11 @@ def _write(path: Path, meta: dict, rows: list[dict]) -> None:
         raise
 
 
-def points(ns, with_400: bool, m3: bool, priors=PRIORS_M2) -> list[dict]:
+def points(ns, with_400: bool, m3: bool, priors=PRIORS_M2, settings=SETTINGS) -> list[dict]:
     out = []
     for n in ns:
         for prior in priors:
-            for program, eps_arg in SETTINGS:
+            for program, eps_arg in settings:
                 out.append(
                     {"program": program, "prior": prior, "n": n, "m": 2, "eps_arg": eps_arg, "highs": True}
                 )
@@ -233,6 +233,11 @@ def main() -> None:
         "--m3", action="store_true", help="add m = 3, n = 16, iid (0.2,0.3,0.5), PD-DP ε = 1 (toolkit)"
     )
     ap.add_argument("--priors", nargs="+", default=list(PRIORS_M2), help="the m = 2 priors (default: both)")
+    ap.add_argument(
+        "--settings",
+        nargs="+",
+        help="override the (program, ε) settings, as PROGRAM:EPS (PD-I: the offset above ε_X), e.g. pd-dp:1.0",
+    )
     ap.add_argument("--highs-time-limit", type=float, default=600.0, help="HiGHS time_limit in seconds")
     ap.add_argument("--toolkit-only", action="store_true", help="run the toolkit side only (no HiGHS call)")
     ap.add_argument(
@@ -260,17 +265,22 @@ def main() -> None:
         return
 
     ns = args.n if args.n else ((30,) if args.quick else DEFAULT_NS)
+    settings = (
+        tuple((item.split(":")[0], float(item.split(":")[1])) for item in args.settings)
+        if args.settings
+        else SETTINGS
+    )
     out = Path(args.out)
     meta = {
         "machine": platform.platform(),
         "cpus": os.cpu_count(),
         "python": platform.python_version(),
         "highs_time_limit_s": args.highs_time_limit,
-        "settings": {"priors_m2": PRIORS_M2, "pd_dp_eps": [0.5, 2.0], "pd_i_eps_X_offset": 0.3},
+        "settings": {"priors_m2": list(args.priors), "program_eps": [list(x) for x in settings]},
     }
     rows: list[dict] = []
     print(HEADER, flush=True)
-    for pt in points(ns, args.with_400, args.m3, args.priors):
+    for pt in points(ns, args.with_400, args.m3, args.priors, settings):
         point = {k: pt[k] for k in ("program", "prior", "n", "m", "eps_arg")}
         row = {**point, "load_average_before": os.getloadavg()}
         if args.compare_active:

@@ -17,7 +17,7 @@ and the dual views come back as matrices.  This module does not import CVXPY.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 import numpy as np
@@ -25,9 +25,9 @@ import numpy as np
 from ..certificate import Certificate
 from ..solvers.stats import SolverStats
 from .bounds import Bounds
-from .status import Status
+from .status import Status, decide_status
 
-__all__ = ["LPSolution"]
+__all__ = ["LPSolution", "with_objective_error"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -116,3 +116,24 @@ class LPSolution:
             "normalisation": self.normalisation_duals,
             "nonnegativity": self.nonnegativity_duals,
         }
+
+
+def with_objective_error(sol: LPSolution, rel: float) -> LPSolution:
+    r"""``sol`` with its bounds widened for objective coefficients known to a relative error ``rel``.
+
+    The bounds of an answer are rigorous for the LP the back end saw, whose costs c are floats; where the exact
+    costs are :math:`c_t(1 + \theta_t)` with :math:`|\theta_t| \le` ``rel`` (the orbit-reduced programs: the
+    type law P(t(X) = t) computed through logarithms), c ≥ 0 and z ≥ 0 give
+    :math:`(1 - \text{rel})\,c^\top z \le c_{\text{exact}}^\top z \le (1 + \text{rel})\,c^\top z` for every
+    feasible z, so [ℓ − rel·|ℓ|, U + rel·|U|] bounds the exact optimum.  The status is decided again on the
+    widened bounds (an answer never becomes ``optimal`` here)."""
+    if not rel > 0.0:
+        return sol
+    lo, up = float(sol.bounds.lower), float(sol.bounds.upper)
+    grow = 1.0 + 2.0**-52  # one rounding of each product below
+    new = Bounds(lo - rel * abs(lo) * grow, up + rel * abs(up) * grow)
+    status = sol.status
+    if status is Status.OPTIMAL:
+        status = decide_status(new.lower, new.upper)
+    cert = replace(sol.certificate, lower_bound=new.lower, upper_bound=new.upper)
+    return replace(sol, bounds=new, status=status, certificate=cert)

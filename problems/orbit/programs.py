@@ -50,7 +50,7 @@ import scipy.sparse as sp
 from ..database import DatabaseSpace
 from ..errors import InfeasibleProgramError, InvalidInputError
 from ..lp import Bounds, Status
-from ..lp.solution import LPSolution
+from ..lp.solution import LPSolution, with_objective_error
 from ..lp.status import decide_status
 from ..lp.tiny import in_tiny_regime
 from ..mechanism import Mechanism
@@ -65,13 +65,14 @@ from ..solvers.settings import (
     LAYERED_MIN_VARIABLES,
     PDI_BLOCK_MARGIN,
     SCALE_MIN_EPS,
-    SMALL_LP_SIZE,
+    UNIT_ROUNDOFF,
 )
+from .backend_choice import choose_backend
 from .boundary_band import BAND_LP_MAX_VARIABLES, band_answer
-from .constant_output import constant_output_blocks
+from .constant_output import constant_output_blocks, type_law_margin
 from .lift import _lift_matrix, _log_distance_counts, _type_channel, lift_mechanism, sample  # noqa: F401
 from .mixture_pd_i import mixture_identifiability_theorem
-from .mixture_prior import mixture_theorem
+from .mixture_prior import components, mixture_theorem
 from .product_prior import product_theorem
 from .reduced_lp import ReducedLP, deprecated_backend
 from .symmetric_prior import SymmetricPrior, as_symmetric
@@ -174,6 +175,10 @@ class _Base:
             certificate=cert,
         )
 
+    def _objective_error(self) -> float:
+        """A bound on the relative error of the LP's float costs against the exact prior (0: exact)."""
+        return 0.0
+
     def _pair_log_kappa(self) -> np.ndarray | None:
         """ln κ per neighbour pair of the W-form constraint W(x,y) ≤ e^ε κ W(x',y) (None: κ = 1)."""
         return None
@@ -216,7 +221,9 @@ class _Base:
                 status = decide_status(bounds.lower, bounds.upper, feasible=False)
             return W, status, value, bounds, cert
         cost = self._lifted_p_x()[:, None] * self.space.hamming_matrix()
-        up = matrix_value_bound(fixed, cost)
+        up = matrix_value_bound(fixed, cost) * (
+            1.0 + self._objective_error()
+        )  # p_X computed through logarithms
         value = float(np.sum(cost * (fixed / fixed.sum(axis=1, keepdims=True))))
         new = Bounds(min(bounds.lower, up), up)
         cert = replace(cert, lower_bound=new.lower, upper_bound=new.upper, primal_objective=value)
@@ -271,7 +278,7 @@ class _Base:
         likely value of a row.  In joint types: u[T] = 1 for T = t ⊗ e_{a*}, else 0."""
         u = self._constant_u()
         value = float(self.lp.spec.c @ u)
-        err = 4.0 * (u.size + 4) * 2.0**-53 * value
+        err = (4.0 * (u.size + 4) * 2.0**-53 + self._objective_error()) * value
         bounds = Bounds(max(0.0, value - err), value + err)
         theorem = (
             "ε = 0: a 0-DP mechanism is constant; the best one outputs (a*, …, a*), a* = argmax P(X_k = a)"
@@ -400,6 +407,7 @@ class _PriorProgram(_Base):
         d: dict[str, Any] = {"prior": self.prior.to_dict()}
         if self.types is not None:
             d["x_type_probability"] = np.exp(self.log_px_type)
+            d["objective_error"] = self._objective_error()  # relative, widening the LP's bounds
         return d
 
     def solve(
@@ -441,7 +449,16 @@ class _PriorProgram(_Base):
         )  # constant outputs: try them first
         self.lp.spec.cache["active_hint"] = constant_output_blocks(self) if hint else None
         sol = self.lp.solve(eps, prefer=self._lp_backend(eps), solver=solver or self.solver)
-        return self._result(sol, self.reduction, self._extras())
+        return self._result(
+            with_objective_error(sol, self._objective_error()), self.reduction, self._extras()
+        )
+
+    def _objective_error(self) -> float:
+        """The LP's costs P(t(X) = t)·d carry the type law's rounding (through logarithms: ``type_law_margin``)
+        and one rounding of the product; the bounds are widened by it (``lp.solution.with_objective_error``)."""
+        if self.reduction == "distance":
+            return 0.0  # the distance LP of the uniform prior: its costs d = 0..n are exact
+        return type_law_margin(self.prior, components(self.prior)) + 2.0 * UNIT_ROUNDOFF
 
     def _before_lp(self, eps: float) -> SolveResult | None:
         """An answer without the LP where running it is known to be futile (PD-I: ``boundary_band``)."""
@@ -671,26 +688,6 @@ class ReducedRPD(_Base):
         if self.space.size <= self.lift_limit:
             res.extras["p_x"] = self._lifted_p_x()
         return res
-
-
-def choose_backend(reduction: str, m: int, variables: int) -> str:
-    """The back end tried first when no ``solver`` is named: ``"block"`` for joint-type LPs with m ≥ 3 and
-    more than :data:`~problems.solvers.settings.SMALL_LP_SIZE` variables, else ``"clarabel"``.
-
-    Measured (``docs/orbit_reduction.md`` §10): for m ≥ 3 each y-type block is a product of m simplex lattices
-    of dimension m − 1, which a sparse LDLᵀ fills almost completely, and the dense block method is 1.5–2.6×
-    faster (m = 3, n = 8 and 10); for m = 2 the blocks are banded along their layers
-    (:mod:`problems.ipm.layered`) and the block method is chosen above :data:`LAYERED_MIN_VARIABLES` variables
-    (n ≥ 20): at n = 50 it certifies in seconds where Clarabel's multipliers leave a gap of 2e-6 (i.i.d.
-    (0.3, 0.7), PD-DP at ε = 2.2: 4.6 s against 363 s and ``inaccurate``).  For ε ≥
-    :data:`~problems.solvers.settings.SCALE_MIN_EPS` the m = 2 programs start with Clarabel on the scaled LP
-    instead (the block method has no column scaling).
-    """
-    if reduction == "joint-type" and m >= 3 and variables > SMALL_LP_SIZE:
-        return "block"
-    if reduction == "joint-type" and m == 2 and variables > LAYERED_MIN_VARIABLES:
-        return "block"
-    return "clarabel"
 
 
 #: ε_X over the moves between x-types; defined with the other prior constants
