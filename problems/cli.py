@@ -190,7 +190,8 @@ def _cmd_solve(args) -> int:
     formulation, method = _solve_choice(args)
     from .dispatch import solve_spec
 
-    lift = DENSE_LIMIT if export is not None and args.export_level == "database" else None
+    # database: lift every reduced answer that fits; types: the reduced program's own mechanism, never lifted
+    lift = None if export is None else (DENSE_LIMIT if args.export_level == "database" else 0)
     value = args.distortion if args.program == "pd-mip" else args.eps
     try:
         built, res = solve_spec(
