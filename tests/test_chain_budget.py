@@ -146,3 +146,18 @@ def test_the_stated_budget_uses_the_expected_time(monkeypatch, ticker):
     chain.solve(spec, 0.5)
     assert quick.limits == [1000.0]
     assert "each attempt at most 1000 s, the point at most 3000 s" in ticker.getvalue()
+
+
+def test_a_long_certificate_is_not_silent(monkeypatch, ticker):
+    """The steps after a back end returns (exact repair, safe bound) tick too, naming what they certify."""
+    spec = ReducedPDDP(parse_symmetric_prior("mixture:0.5,0.5/0.8,0.2/0.3,0.7", 6, 2)).lp.spec
+    monkeypatch.setattr(chain, "resolve_order", lambda *a, **k: [_Slow("A", 0.0)])
+    real = chain.certify
+
+    def slow_certify(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        time.sleep(0.3)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(chain, "certify", slow_certify)
+    chain.solve(spec, 0.5, time_limit=5.0)
+    assert "certifying attempt 1 A's answer (exact repair, safe bound): running" in ticker.getvalue()

@@ -230,7 +230,8 @@ def solve(
             continue
         if raw_point is None:
             raw_point = raw
-        cert = certify(spec, eps, raw.z, raw.nu, raw.lam, known_lower=known_lower, rtol=rtol)
+        with ticking(f"{where}: certifying attempt {k} {be.name}'s answer (exact repair, safe bound)"):
+            cert = certify(spec, eps, raw.z, raw.nu, raw.lam, known_lower=known_lower, rtol=rtol)
         attempts.append(
             Attempt(be.name, raw.status, raw.seconds, cert.bounds.lower, cert.bounds.upper, cert.certified)
         )
@@ -263,7 +264,8 @@ def solve(
                     )
                     break
                 nu_b, lam_b = best_duals
-                tc = certify(spec, eps, tight.z, nu_b, lam_b, known_lower=best_lo, rtol=rtol)
+                with ticking(f"{where}: certifying {name}'s answer"):
+                    tc = certify(spec, eps, tight.z, nu_b, lam_b, known_lower=best_lo, rtol=rtol)
                 attempts.append(
                     Attempt(name, tight.status, tight.seconds, tc.bounds.lower, tc.bounds.upper, tc.certified)
                 )
