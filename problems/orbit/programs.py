@@ -448,10 +448,14 @@ class _PriorProgram(_Base):
             self.__dict__.pop("_constant_hint", False) and method != "lp"
         )  # constant outputs: try them first
         self.lp.spec.cache["active_hint"] = constant_output_blocks(self) if hint else None
-        sol = self.lp.solve(eps, prefer=self._lp_backend(eps), solver=solver or self.solver)
-        return self._result(
-            with_objective_error(sol, self._objective_error()), self.reduction, self._extras()
+        # the sandwich's lower side (a mixture's PD-DP, proved for the exact prior), valid for the float LP too
+        at, lower = self.__dict__.pop("_sandwich_lower", (eps, 0.0))
+        known = lower * (1.0 - 2.0 * self._objective_error()) if at == eps and method != "lp" else 0.0
+        sol = self.lp.solve(
+            eps, prefer=self._lp_backend(eps), solver=solver or self.solver, known_lower=known
         )
+        sol = with_objective_error(sol, self._objective_error())
+        return self._result(sol, self.reduction, self._extras())
 
     def _objective_error(self) -> float:
         """The LP's costs P(t(X) = t)·d carry the type law's rounding (through logarithms: ``type_law_margin``)

@@ -144,9 +144,11 @@ class ReducedLP:
         solver: str | None = None,
         time_limit: float | None = None,
         backend: str | None = None,
+        known_lower: float = 0.0,
     ) -> LPSolution:
         """Solve at ε ≥ 0: ``prefer`` is the program's first choice, ``solver`` (if named) overrides it
-        (``backend``: the deprecated name of ``prefer``)."""
+        (``backend``: the deprecated name of ``prefer``); ``known_lower`` is a rigorous lower bound on this LP's
+        optimum proved elsewhere (a back end may stop once its exactly feasible point meets it)."""
         eps = check_eps(eps)
         if backend is not None:
             warn_deprecated(f"backend={backend!r}", f"prefer={backend!r}")
@@ -157,7 +159,14 @@ class ReducedLP:
 
         require_reduced_lp(self.K, self.P, self.m)  # before the back end allocates its factorisation
         tiny = tiny_solution(self.spec, eps)
-        return tiny or solve_lp(self.spec, eps, solver=solver, prefer=prefer.upper(), time_limit=time_limit)
+        return tiny or solve_lp(
+            self.spec,
+            eps,
+            solver=solver,
+            prefer=prefer.upper(),
+            time_limit=time_limit,
+            known_lower=known_lower,
+        )
 
     def sensitivity(self, sol: LPSolution) -> float:
         """dD*/dε by the envelope theorem: −e^ε Σ_p λ_p κ_p u[d_p] (one-sided where the active set changes)."""
