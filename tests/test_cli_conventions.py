@@ -162,8 +162,21 @@ def test_reduced_export_is_database_level_or_says_its_level(tmp_path, capsys) ->
     _, mt = load_mechanism(tmp_path / "t.json")
     assert mt["mechanism_level"] == "type" and mt["path"] == "reduced"
     # types on request also where N would allow W[x, y]: the reduced program's own (unlifted) mechanism
-    mix = ["solve", "pd-dp", "--n", "6", "--m", "2", "--prior", "mixture:0.5,0.5/0.8,0.2/0.3,0.7", "--eps", "1"]
-    assert main([*mix, "--method", "lp", "--export", str(tmp_path / "s.json"), "--export-level", "types"]) == 0
+    mix = [
+        "solve",
+        "pd-dp",
+        "--n",
+        "6",
+        "--m",
+        "2",
+        "--prior",
+        "mixture:0.5,0.5/0.8,0.2/0.3,0.7",
+        "--eps",
+        "1",
+    ]
+    assert (
+        main([*mix, "--method", "lp", "--export", str(tmp_path / "s.json"), "--export-level", "types"]) == 0
+    )
     capsys.readouterr()
     Ws, ms = load_mechanism(tmp_path / "s.json")
     assert ms["mechanism_level"] == "type" and Ws.matrix.shape != (64, 64)
