@@ -161,3 +161,16 @@ def test_a_long_certificate_is_not_silent(monkeypatch, ticker):
     monkeypatch.setattr(chain, "certify", slow_certify)
     chain.solve(spec, 0.5, time_limit=5.0)
     assert "certifying attempt 1 A's answer (exact repair, safe bound): running" in ticker.getvalue()
+
+
+def test_the_hinted_blocks_say_what_they_do(monkeypatch):
+    """The constant-output hint (restricted LP, pricing) and its rejection are named on the ticker."""
+    from problems.lp import active_blocks
+
+    steps: list[str] = []
+    monkeypatch.setattr(active_blocks, "note", lambda **kw: steps.append(str(kw.get("step"))))
+    prog = ReducedPDDP(parse_symmetric_prior("mixture:0.5,0.5/0.8,0.2/0.3,0.7", 20, 2))
+    res = prog.solve(0.05)  # the constant outputs are not optimal here: the hint is priced and rejected
+    assert res.status == "optimal"
+    assert any("hinted blocks: restricted LP, then pricing" in s for s in steps)
+    assert any(s.startswith("the whole LP (the hinted blocks were not proved optimal") for s in steps)

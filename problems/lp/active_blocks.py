@@ -44,6 +44,7 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
 from ..errors import PrivacyToolkitError
+from ..progress import note
 from .spec import RatioLPSpec
 from .status import ABSOLUTE_GAP, RELATIVE_GAP
 
@@ -286,11 +287,14 @@ class ActiveBlockProbe:
         if hint is None:
             return False
         now = time.perf_counter()
+        note(step=f"the {len(hint)} hinted blocks: restricted LP, then pricing the others")
         ans = active_answer(self.spec, self.eps, np.asarray(hint), self.solve, self.accept)
         accepted = ans is not None and (ans.accepted or self.accept(ans.z, ans.nu, ans.lam))
         self.spent += time.perf_counter() - now
         if accepted:
             self.answer = ans
+        else:
+            note(step=f"the whole LP (the hinted blocks were not proved optimal in {self.spent:.0f} s)")
         return accepted
 
     def __call__(self, z: np.ndarray, nu: np.ndarray, lam: np.ndarray, iteration: int) -> bool:
@@ -310,7 +314,9 @@ class ActiveBlockProbe:
             return False  # the tries so far cost more than their share of the iteration's time
         self._tried[key] = iteration
         self.tries += 1
+        note(step=f"trying the {active.size} heaviest blocks (restricted LP, pricing)")
         ans = active_answer(self.spec, self.eps, active, self.solve, self.accept)
+        note(step="the whole LP")
         accepted = ans is not None and (ans.accepted or self.accept(ans.z, ans.nu, ans.lam))
         self.spent += time.perf_counter() - now
         if accepted:
