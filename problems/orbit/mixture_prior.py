@@ -209,10 +209,8 @@ def mixture_theorem(program: Any, eps: float, *, solver: str | None = None) -> S
         # (problems.orbit.constant_output); a contagious prior's point masses (one-row optimum 0) are constant
         from .constant_output import constant_output_theorem
 
-        program.__dict__["_sandwich_lower"] = (
-            eps,
-            enc.lower,
-        )  # the LP at this ε may stop once its point meets it
+        # the lower side, for the joint-type LP at this ε (ReducedPDDP.solve: its known_lower)
+        program.__dict__["_sandwich_lower"] = (eps, enc.lower)
         return constant_output_theorem(program, eps, enc, comps, solver=solver)
     theorem = _THEOREM.format(k=len(comps))
     extras: dict[str, Any] = {

@@ -221,9 +221,8 @@ class _Base:
                 status = decide_status(bounds.lower, bounds.upper, feasible=False)
             return W, status, value, bounds, cert
         cost = self._lifted_p_x()[:, None] * self.space.hamming_matrix()
-        up = matrix_value_bound(fixed, cost) * (
-            1.0 + self._objective_error()
-        )  # p_X computed through logarithms
+        # p_X is computed through logarithms: the bound is widened by its rounding
+        up = matrix_value_bound(fixed, cost) * (1.0 + self._objective_error())
         value = float(np.sum(cost * (fixed / fixed.sum(axis=1, keepdims=True))))
         new = Bounds(min(bounds.lower, up), up)
         cert = replace(cert, lower_bound=new.lower, upper_bound=new.upper, primal_objective=value)
