@@ -164,6 +164,22 @@ def test_large_n_against_closed_form_and_independent_lp(n, eps):
     assert program.__dict__.get("_deferred") is True  # the joint types were never built
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("eps", [0.1, 0.2])
+def test_n200_small_eps_the_hinted_blocks_are_proved_optimal(eps):
+    """n = 200 below ε ≈ 0.3: the sides do not meet, the joint-type LP (1.4 M variables) is certified from the
+    constant-output blocks, whose pricing LP needs about 50 iterations; its value is the independently written
+    constant-output LP's (an upper bound on the optimum that the certificate proves tight), above the closed-form
+    lower side."""
+    res = ReducedPDDP(parse_symmetric_prior(MIXTURE, 200, 2)).solve(eps)
+    assert res.status == "optimal"
+    assert "hinted blocks" in " ".join(str(a) for a in res.stats.attempts)
+    independent = _independent_constant_output_lp(MIXTURE, 200, eps)
+    assert res.bounds.lower <= independent * (1 + 1e-7)
+    assert abs(res.value - independent) <= 1e-6 * independent
+    assert res.bounds.lower > _lower_closed_form(_rows(MIXTURE), eps, 200) * (1 + 1e-5)  # L is not tight here
+
+
 def test_outside_the_constant_regime_the_attempt_is_skipped():
     """ε = 1 for the README's mixture: the component (0.3, 0.7) is answered by randomised response on one row, so
     constant outputs cannot meet the lower side and no LP is built."""
