@@ -58,11 +58,12 @@ REFINE_CONTRACTION = 0.5
 #: relative accuracy at which iterative refinement of a Newton solve stops (feasibility equations)
 REFINE_TOL = 1e-10
 #: the accuracy asked of the complementarity equations, relative to max(|r_s|, μ): an inexact Newton direction
-#: whose complementarity error is a small fraction of μ keeps the iteration's path (Gondzio 2013, inexact
-#: interior-point methods), and its feasibility equations are still refined to :data:`REFINE_TOL`.  Measured at
-#: m = 2, n = 100 (README mixture, PD-DP ε = 1): 1e-10 → 1e-4 took 566 → 356 Newton solves and 52 → 40 s, the
-#: same 58 iterations (``docs/benchmarks.md``)
-REFINE_TOL_COMPLEMENTARITY = 1e-4
+#: whose complementarity error is a small fraction of μ keeps the iteration's path (Bellavia 1998; Gondzio 2013),
+#: and its feasibility equations are still refined to :data:`REFINE_TOL`.  Measured at m = 2, n = 100, side by
+#: side (``docs/benchmarks.md``): README mixture, PD-DP ε = 1, 566 → 419 Newton solves, 51 → 44 s, the same 58
+#: iterations; 1e-4 saved more there (345 solves) but left the i.i.d. (0.3, 0.7) PD-I point at ε_X + 0.3 1.3e-6
+#: short of its certificate (its dual residual grew at the end), where 1e-6 certifies it in 56 s instead of 70 s
+REFINE_TOL_COMPLEMENTARITY = 1e-6
 #: corrections per cycle of the flexible GMRES refinement (:meth:`_Newton._gmres`) of the block systems that ask
 #: for it (``krylov = True``: the layered blocks); 0 keeps Richardson refinement everywhere.  Measured at m = 2,
 #: n = 100 (PD-DP, ε = 1.5, i.i.d.): 536 → 462 Newton solves, 35.0 → 31.9 CPU s (``docs/benchmarks.md``)
