@@ -57,21 +57,15 @@ REFINE_STEPS = 8
 REFINE_CONTRACTION = 0.5
 #: relative accuracy at which iterative refinement of a Newton solve stops (feasibility equations)
 REFINE_TOL = 1e-10
-#: the accuracy asked of the complementarity equations, relative to max(|r_s|, μ): an inexact Newton direction
-#: whose complementarity error is a small fraction of μ keeps the iteration's path (Bellavia 1998; Gondzio 2013),
-#: and its feasibility equations are still refined to :data:`REFINE_TOL`.  Measured at m = 2, n = 100, side by
-#: side (``docs/benchmarks.md``): README mixture, PD-DP ε = 1, 566 → 419 Newton solves, 51 → 44 s, the same 58
-#: iterations; 1e-4 saved more there (345 solves) but left the i.i.d. (0.3, 0.7) PD-I point at ε_X + 0.3 1.3e-6
-#: short of its certificate (its dual residual grew at the end), where 1e-6 certifies it in 56 s instead of 70 s
+#: the complementarity equations are refined to this fraction of max(|r_s|, μ) only (inexact Newton directions,
+#: Bellavia 1998): same iterations, fewer solves; 1e-4 lost a PD-I certificate (``docs/benchmarks.md``)
 REFINE_TOL_COMPLEMENTARITY = 1e-6
 #: corrections per cycle of the flexible GMRES refinement (:meth:`_Newton._gmres`) of the block systems that ask
 #: for it (``krylov = True``: the layered blocks); 0 keeps Richardson refinement everywhere.  Measured at m = 2,
 #: n = 100 (PD-DP, ε = 1.5, i.i.d.): 536 → 462 Newton solves, 35.0 → 31.9 CPU s (``docs/benchmarks.md``)
 KRYLOV_DIM = 6
-#: at most this many Gondzio centrality correctors per iteration (0 disables them)
-MAX_CORRECTORS = 2
-#: Gondzio corrector parameters: target box [β_min, β_max]·σμ, trial step min(1, stretch·α + plus), and the
-#: factor by which a corrector must lengthen the shorter step to be kept
+MAX_CORRECTORS = 2  #: at most this many Gondzio centrality correctors per iteration (0 disables them)
+#: Gondzio correctors: target box [β_min, β_max]·σμ, trial step min(1, stretch·α + plus), gain needed to keep one
 MCC_BETA = (0.1, 10.0)
 MCC_STRETCH = 1.5
 MCC_PLUS = 0.1
@@ -85,8 +79,7 @@ REFINE_ALL_BELOW = 1e-9
 STALL_ITERATIONS = 6
 #: relative duality gap below which the caller's early-stop test (its certificate) is asked at every iterate
 ENOUGH_GAP = 1e-6
-#: the dual residual is measured beyond this multiple of the size of its terms (the rounding floor of computing
-#: it; :func:`_dual_residual`)
+#: the dual residual is measured beyond this multiple of the size of its terms (:func:`_dual_residual`)
 DRES_FLOOR = 64 * np.finfo(float).eps
 
 
@@ -356,9 +349,7 @@ class _Newton:
         del r_l
         if not refine:
             return tuple(d)
-        # the complementarity residual is weighted so that REFINE_TOL on it means REFINE_TOL_COMPLEMENTARITY
-        scale_s = np.maximum(np.abs(r_s), self.mu)
-        scale_s *= REFINE_TOL_COMPLEMENTARITY / REFINE_TOL
+        scale_s = np.maximum(np.abs(r_s), self.mu) * (REFINE_TOL_COMPLEMENTARITY / REFINE_TOL)
         if self.krylov:
             return self._gmres(d, r_p, r_s, scale_s)
         err_old = np.inf
