@@ -206,6 +206,9 @@ def test_pd_i_n100_is_certified():
     assert lo_clarabel <= res.bounds.upper
     assert res.value - lo_clarabel <= 1e-2 * res.value
     assert res.value <= float(h(0.3, 100, 2))
+    # the single-letterisation theorem (n × the certified one-row program) is a reference built without the LP
+    theorem = prog.solve(eps, method="theorem")
+    assert abs(res.value - theorem.value) <= 1e-6 * theorem.value
 
 
 def _exact_dual_residual(sysm: RaggedBlockSystem, nu, lam, s, j: int):  # noqa: ANN001, ANN202
