@@ -11,7 +11,16 @@ import numpy as np
 import pytest
 
 from problems.ipm.layered import Layers
-from problems.lp.active_blocks import active_answer, blocks_of, proposed_blocks, sub_spec
+from problems.lp.active_blocks import (
+    PRICING_REJECT,
+    PROBE_FROM_ITERATION,
+    ActiveBlockProbe,
+    active_answer,
+    blocks_of,
+    pricing_upper_values,
+    proposed_blocks,
+    sub_spec,
+)
 from problems.lp.bounds import certify, verify
 from problems.orbit import ReducedPDDP, ReducedPDI
 from problems.orbit.symmetric_prior import parse_symmetric_prior
@@ -71,6 +80,64 @@ def test_a_wrong_guess_is_not_accepted(highs_optimum):
     assert not cert.refined
     ref = highs_optimum(spec, eps)
     assert cert.bounds.lower <= ref * (1 + 1e-9) and float(spec.c @ ans.z) > ref * (1 + 1e-3)
+
+
+def test_pricing_gives_up_early_on_a_wrong_guess():
+    """The same wrong guess with the caller's test: a pricing iterate already shows a block that prices far below
+    zero, so the pricing LP ends after a few iterations and no answer comes back.  The exact pricing optimum (the
+    pricing LP solved to its end) confirms that a block prices below the rejection level."""
+    spec, eps = _spec(MIXTURE, 30), 0.5
+    seen: list[int] = []
+
+    def solve(sub, level, check):  # noqa: ANN001, ANN202 - as problems.solvers.active.active_probe
+        if check is None:
+            return _solve(sub, level, None)
+
+        def look(z, nu, lam, it):  # noqa: ANN001, ANN202
+            seen.append(it)
+            return it >= 4 and (it - 4) % 3 == 0 and bool(check(z, nu, lam))
+
+        return run_block_lp(sub, level, 120.0, None, bounded=True, threads=1, probe=look, max_iter=80)
+
+    assert active_answer(spec, eps, np.array([0]), solve, accept=lambda *_: False) is None
+    assert 4 <= max(seen) < 30
+    full = active_answer(spec, eps, np.array([0]), _solve)
+    assert full is not None
+    assert full.tau_min < -PRICING_REJECT * float(spec.c @ full.z) / spec.G
+
+
+def test_pricing_upper_values_bound_the_block_costs():
+    """Per block, the iterate's cost per unit mass (plus the shift); no bound from a point that violates a row."""
+    import scipy.sparse as sp
+
+    c = np.array([1.0, 3.0, 2.0, 0.0])
+    group = np.array([0, 0, 1, 1])
+    shift = np.array([-1.0, 0.5])
+    G = sp.csr_matrix(np.array([[1.0, -2.0, 0.0, 0.0], [0.0, 0.0, -2.0, 1.0]]))  # u0 ≤ 2u1, u3 ≤ 2u2
+    got = pricing_upper_values(c, group, shift, np.array([1.0, 1.0, 1.0, 2.0]), G)
+    assert got is not None and np.allclose(got, [-1.0 + 2.0, 0.5 + 2.0 / 3.0])
+    assert pricing_upper_values(c, group, shift, np.array([3.0, 1.0, 1.0, 1.0]), G) is None
+
+
+def test_no_proposal_once_the_gap_is_small():
+    """A stable proposal is tried while the iterate's duality gap is large, and not once it is below the floor."""
+    spec = _spec(MIXTURE, 30)
+    _, block = blocks_of(spec)
+    z = np.where(np.isin(block, [0, 30]), 1.0, 0.0)
+    value = float(spec.c @ z)
+    closed = np.full(spec.G, -value / float(spec.b.sum()))  # −bᵀν = cᵀz: no gap
+    tried: list[int] = []
+
+    def solve(sub, level, check):  # noqa: ANN001, ANN202
+        tried.append(1)
+        raise RuntimeError("not solved in this test")
+
+    probe = ActiveBlockProbe(spec, 0.5, lambda *_: False, solve)
+    it = PROBE_FROM_ITERATION
+    assert not probe(z, closed, np.zeros(spec.P), it) and not probe(z, closed, np.zeros(spec.P), it + 1)
+    assert tried == []
+    assert not probe(z, np.zeros(spec.G), np.zeros(spec.P), it + 2)  # gap ≈ 1: tried (and failed)
+    assert tried == [1]
 
 
 def test_no_proposal_when_most_blocks_carry_mass():
