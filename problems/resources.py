@@ -298,8 +298,10 @@ def require_dense_program(program: str, space, *, lp_time_warning: bool = True) 
             )
 
 
-#: Peak bytes per variable of a reduced (joint-type) LP with m = 2 (about four ratio rows per variable): n = 200
-#: has 1.37 M variables and needs 7.7 GB.
+#: Peak bytes per variable of a reduced (joint-type) LP solved by a general sparse solver (about four ratio rows per
+#: variable at m = 2; Clarabel at n = 200: 1.37 M variables, 7.7 GB); the floor of the estimate for m ≥ 3. The
+#: layered block method of m = 2 has its own, smaller estimate (:func:`layered_lp_memory`; 2.2–2.4 GB measured at
+#: n = 200).
 BYTES_PER_REDUCED_VARIABLE = 6000
 #: Peak bytes per variable *and* ratio row of a reduced LP, any m (m = 2, n = 200: 6.8 M of them, 7.7 GB, 1130
 #: bytes each; m = 3, n = 10: 481 338 of them, 685 MB peak RSS with the block method, 1120 bytes each).
