@@ -11,6 +11,7 @@ output-law answer (Lemma 4's E_i, :mod:`problems.orbit.output_law`) is given by 
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import scipy.sparse as sp
@@ -107,6 +108,18 @@ def _type_channel(n: int, m: int, reduction: str, u: np.ndarray, J: JointTypes |
     return Mechanism(C, labels, labels)
 
 
+def _sample_groups(result: SolveResult, x, size: int, rng: np.random.Generator) -> np.ndarray:  # noqa: ANN001
+    """:func:`sample` for a group-product answer (:mod:`problems.orbit.group_product`): the q groups of n₀ rows
+    drawn independently, each from the group's own answer."""
+    ex = result.extras
+    q, n0 = int(ex["groups"]), int(ex["group_rows"])
+    x = np.asarray(x, dtype=np.int64)
+    if x.shape != (q * n0,):
+        raise ShapeMismatchError(f"x must be {q * n0} values, got shape {x.shape}")
+    group = replace(result, extras=ex["group_extras"])
+    return np.concatenate([sample(group, x[g * n0 : (g + 1) * n0], size, rng) for g in range(q)], axis=1)
+
+
 def sample(result: SolveResult, x, size: int, rng: np.random.Generator | int | None = None) -> np.ndarray:
     """Draw ``size`` outputs y ~ W(·|x) of a reduced result without building the N×N matrix.
 
@@ -116,6 +129,8 @@ def sample(result: SolveResult, x, size: int, rng: np.random.Generator | int | N
     value, or, for each value a, the rows with x_k = a receive the values b in a uniformly random arrangement
     with counts T_ab.  Returns an ``(size, n)`` integer array.
     """
+    if result.extras.get("reduction") == "group-product":  # each group of rows from the group's own answer
+        return _sample_groups(result, x, size, np.random.default_rng(rng))
     n, m, reduction, u = _check_result(result)
     rng = np.random.default_rng(rng)
     x = np.asarray(x, dtype=np.int64)

@@ -50,6 +50,7 @@ from ..lp.status import decide_status, refined
 from ..priors import Prior
 from ..result import SolveResult
 from ..solvers.settings import UNIT_ROUNDOFF
+from .group_product import group_product_theorem, joint_types_fit
 from .product_prior import one_row_slope, row_product_answer
 from .symmetric_prior import SymmetricPrior, as_symmetric
 
@@ -191,6 +192,8 @@ def mixture_theorem(program: Any, eps: float, *, solver: str | None = None) -> S
     ``program`` is a :class:`~problems.orbit.programs.ReducedPDDP` whose prior has at least two distinct
     components.  Returns ``None`` (the LP answers) for PD-I, for an i.i.d. prior (single-letterisation answers
     it), when the sandwich does not certify at ε, or when the lifted matrix is not verified exactly feasible.
+    Where the sandwich does not close and the joint-type LP at n would be refused (more joint types than the
+    reduced path accepts), the answer comes from groups of rows (:mod:`problems.orbit.group_product`).
     """
     from ..solvers.stats import SolverStats
 
@@ -211,7 +214,11 @@ def mixture_theorem(program: Any, eps: float, *, solver: str | None = None) -> S
 
         # the lower side, for the joint-type LP at this ε (ReducedPDDP.solve: its known_lower)
         program.__dict__["_sandwich_lower"] = (eps, enc.lower)
-        return constant_output_theorem(program, eps, enc, comps, solver=solver)
+        res = constant_output_theorem(program, eps, enc, comps, solver=solver)
+        if res is None and not joint_types_fit(program.n, program.m):
+            # beyond the joint-type LP: the sandwich's lower side and PD-DP's subadditivity over groups of rows
+            res = group_product_theorem(program, eps, enc.lower, solver=solver)
+        return res
     theorem = _THEOREM.format(k=len(comps))
     extras: dict[str, Any] = {
         "reduction": "mixture-sandwich",

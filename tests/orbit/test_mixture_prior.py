@@ -199,10 +199,10 @@ def test_method_lp_and_pd_i_are_untouched():
 
 
 def test_lp_still_refused_only_when_it_is_needed():
-    """n = 400, m = 2 mixture: the sandwich answers at ε = 2, constant outputs at ε = 0.5; at ε = 1 (between the
-    components' closing levels) the joint-type LP is needed and the typed size error comes then, not at
-    construction."""
-    program = ReducedPDDP(parse_symmetric_prior(MIXTURE, 400, 2))
+    """n = 401, m = 2 mixture: the sandwich answers at ε = 2, constant outputs at ε = 0.5; at ε = 1 (between the
+    components' closing levels) the joint-type LP is needed — 401 is prime, so no equal groups of rows answer
+    (problems.orbit.group_product) — and the typed size error comes then, not at construction."""
+    program = ReducedPDDP(parse_symmetric_prior(MIXTURE, 401, 2))
     assert program.solve(2.0).status == "optimal"
     assert program.solve(0.5).extras["reduction"] == "constant-output"
     with pytest.raises(ProblemTooLargeError):
