@@ -1,7 +1,7 @@
 """PD-DP beyond the joint-type LP: groups of rows (subadditivity) against the mixture sandwich, one process per point.
 
 Run: ``python benchmarks/bench_group_product.py [--n 400] [--eps 1] [--prior SPEC]``.  Prints one JSON line per
-point and writes ``benchmarks/results/group_product.json``.
+point and adds it to ``benchmarks/results/group_product.json`` (a point measured again replaces its row).
 
 Each point is ``ReducedPDDP(prior).solve(ε)`` (the public path, ``method="auto"``) in a fresh child process: where
 the mixture sandwich does not close and the joint types at n exceed the reduced path's limit, the answer comes
@@ -79,6 +79,11 @@ def main() -> None:
             rows.append(row)
     OUT.parent.mkdir(parents=True, exist_ok=True)
     meta = {"machine": platform.machine(), "cpus": os.cpu_count(), "python": platform.python_version()}
+    # keep the points of earlier runs (other priors, n, ε); a point measured again replaces its old row
+    key = ("prior", "n", "eps")
+    done = {tuple(r[k] for k in key) for r in rows}
+    old = json.loads(OUT.read_text())["points"] if OUT.exists() else []
+    rows = [r for r in old if tuple(r[k] for k in key) not in done] + rows
     tmp = OUT.with_suffix(".json.tmp")
     tmp.write_text(json.dumps({"meta": meta, "points": rows}, indent=1))
     os.replace(tmp, OUT)
