@@ -37,7 +37,6 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import replace
-from math import comb
 from typing import Any
 
 from ..certificate import theorem_certificate
@@ -45,8 +44,8 @@ from ..errors import PrivacyToolkitError
 from ..lp import Bounds
 from ..lp.status import decide_status
 from ..progress import note
+from ..resources import reduced_lp_variables
 from ..result import SolveResult
-from ..solvers.settings import UNIT_ROUNDOFF
 from ..solvers.stats import SolverStats
 from .types import MAX_JOINT_TYPES
 
@@ -69,7 +68,7 @@ _THEOREM = (
 def joint_types_fit(n: int, m: int, limit: int | None = None) -> bool:
     """True when the joint types of n rows over m values are within ``limit`` (the reduced path's,
     :data:`~problems.orbit.types.MAX_JOINT_TYPES`, by default)."""
-    return comb(n + m * m - 1, m * m - 1) <= (MAX_JOINT_TYPES if limit is None else limit)
+    return reduced_lp_variables(n, m) <= (MAX_JOINT_TYPES if limit is None else limit)
 
 
 def group_split(n: int, m: int, limit: int | None = None) -> tuple[int, int] | None:
@@ -105,8 +104,8 @@ def group_product_theorem(
         return None
     if not math.isfinite(res0.bounds.upper):
         return None
-    # q·upper, rounded up: one multiplication, so a relative 2u covers it
-    upper = q * res0.bounds.upper * (1.0 + 2.0 * UNIT_ROUNDOFF)
+    # q·upper rounded up: the product rounded to nearest is within half an ulp, the next float above covers it
+    upper = math.nextafter(q * res0.bounds.upper, math.inf)
     lower = min(float(lower), upper)
     value = min(max(q * float(res0.value), lower), upper)
     theorem = _THEOREM.format(q=q, n0=n0)

@@ -53,6 +53,7 @@ def test_enclosure_holds_the_lp_optimum(prior, eps, highs_optimum):
     assert res.mechanism.matrix.shape == (21, 21)
     piece = ReducedPDDP(parse_symmetric_prior(prior, 20, 2)).solve(eps)
     assert res.value == pytest.approx(2 * piece.value, rel=1e-12)
+    assert res.bounds.upper >= 2 * piece.bounds.upper  # rounded up, never below the product's value
     # 40 rows are too few for the sandwich's lower side to meet the groups' upper bound: not certified
     assert str(res.status) == "inaccurate"
 
