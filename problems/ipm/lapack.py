@@ -188,6 +188,19 @@ class Level3Kernels:
             self._COL, self._LEFT, self._LOWER, self._NOTRANS, self._NONUNIT, m, n, 1.0, a, lda, b, ldb
         )
 
+    def run_tiles(self, a: int, lda: int, x: int, ldx: int, tiles: list[tuple[int, ...]]) -> None:
+        """A precomputed sequence of tile updates on L at ``a`` and X at ``x`` (byte offsets from them): per tile
+        ``(m, j0, k, ga, gb, gc, j1, ta, tb)``, first X[gc] −= L[ga] X[gb] (m×j0, inner k; skipped when j0·k is
+        0), then X[tb] ← L[ta]⁻¹X[tb] (m×j1; skipped when j1 is 0).  One Python loop over the plan: the
+        per-tile index arithmetic is done once per factor layout, not once per factorisation."""
+        gemm, trsm = self._gemm, self._trsm
+        col, nt, left, low, nu = self._COL, self._NOTRANS, self._LEFT, self._LOWER, self._NONUNIT
+        for m, j0, k, ga, gb, gc, j1, ta, tb in tiles:
+            if j0 and k:
+                gemm(col, nt, nt, m, j0, k, -1.0, a + ga, lda, x + gb, ldx, 1.0, x + gc, ldx)
+            if j1:
+                trsm(col, left, low, nt, nu, m, j1, 1.0, a + ta, lda, x + tb, ldx)
+
 
 _LEVEL3: list[Level3Kernels | None] = []
 

@@ -40,6 +40,8 @@ answer is certified by the toolkit's bounds, never by this module.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import scipy.linalg as sla
 from scipy.linalg.lapack import dpbtrf, dpbtrs, dtbtrs
@@ -49,6 +51,7 @@ from .lapack import BandKernels, Level3Kernels, band_kernels, level3_kernels
 
 __all__ = [
     "Layers",
+    "tile_plan",
     "layers_of",
     "LayeredFactor",
     "SHIFT_TRIES",
@@ -127,6 +130,7 @@ class Layers:
         # 32-bit positions where the band storage allows (a P/2-vector: 11 MB instead of 22 at m = 2, n = 200)
         self.off_pos = off_pos.astype(np.int32) if small else off_pos
         self._groups: dict[int, list[range]] = {}
+        self._tiles: dict[tuple[int, int], list[tuple[int, ...]]] = {}
         # per block: the layer of each local variable and where each layer starts (for A_bᵀ and the staircase)
         rows_of = (var_layer if link is None else link).astype(np.int32)  # linking rows < E: 32 bits
         self.block_layers = []
@@ -136,6 +140,15 @@ class Layers:
             if link is not None and present.size > 1:
                 raise ValueError("with separate linking rows, every block must lie in one linking row")
             self.block_layers.append((lb, present, first))
+
+    def tile_plan(self, b: int) -> list[tuple[int, ...]]:
+        """Block b's tiles for :func:`_tiled_solve` at the current :data:`TILE_ROWS` (computed once per layout)."""
+        kd = int(self.kd[b])
+        nb = max(1, TILE_ROWS * (kd + 1))
+        plan = self._tiles.get((b, nb))
+        if plan is None:
+            plan = self._tiles[(b, nb)] = tile_plan(int(self.sizes[b]), kd, nb, self.block_layers[b][2])
+        return plan
 
     def solve_groups(self, threads: int) -> list[range]:
         """The blocks cut into :data:`SOLVE_GROUPS_PER_THREAD` · ``threads`` contiguous ranges of about equal
@@ -170,16 +183,28 @@ class LayeredFactor:
         self.buf = buf
         self.factors: list[np.ndarray] = [np.empty((0, 0))] * lay.nblocks
 
+        def refill(b: int) -> float:
+            """Block b's band as it was before factorisation (a retry with a shift); returns its largest
+            diagonal entry."""
+            lo, hi = int(lay.store_offsets[b]), int(lay.store_offsets[b + 1])
+            region = buf[lo:hi]
+            region[:] = 0.0
+            s0, s1 = int(lay.starts[b]), int(lay.starts[b + 1])
+            region[lay.diag_pos[s0:s1] - lo] = diag[s0:s1]
+            inside = (lay.off_pos >= lo) & (lay.off_pos < hi)
+            region[lay.off_pos[inside] - lo] = off[inside]
+            return float(np.max(diag[s0:s1], initial=0.0))
+
         def work(b: int) -> tuple[np.ndarray, np.ndarray]:
             n_b, kd = int(lay.sizes[b]), int(lay.kd[b])
             ab = buf[lay.store_offsets[b] : lay.store_offsets[b + 1]].reshape((kd + 1, n_b), order="F")
-            c = _band_cholesky(ab, self)
+            c = _band_cholesky(ab, self, lambda: refill(b))
             self.factors[b] = c
             lb, present, first = lay.block_layers[b]
             L = present.size
             Sb = np.empty((L, L))
             if self.level3 is not None and TILE_ROWS > 0:
-                X = _tiled_solve(self.level3, c, lb, present, first)
+                X = _tiled_solve(self.level3, c, lb, present, first, lay.tile_plan(b))
                 for g0 in range(0, L, COLUMN_GROUP):
                     g1 = min(L, g0 + COLUMN_GROUP)
                     r0 = int(first[g0])
@@ -261,7 +286,12 @@ class LayeredFactor:
 
 
 def _tiled_solve(
-    k3: Level3Kernels, c: np.ndarray, lb: np.ndarray, present: np.ndarray, first: np.ndarray
+    k3: Level3Kernels,
+    c: np.ndarray,
+    lb: np.ndarray,
+    present: np.ndarray,
+    first: np.ndarray,
+    tiles: list[tuple[int, ...]] | None = None,
 ) -> np.ndarray:
     r"""X = L⁻¹A_bᵀ for the lower band factor ``c`` ((kd+1) × n Fortran band storage) by level-3 tiles.
 
@@ -271,7 +301,8 @@ def _tiled_solve(
     :math:`[r_0, r_1)` of height nb = :data:`TILE_ROWS`·(kd+1) then take one GEMM
     :math:`X_t \mathrel{-}= L[r_0{:}r_1,\ r_0-kd{:}r_0]\,X[r_0-kd{:}r_0]` and one triangular solve with
     :math:`L[r_0{:}r_1, r_0{:}r_1]`, both restricted to the columns not yet zero there (the staircase).  Same
-    arithmetic as ``dtbtrs`` up to the order of the sums; measured 2–4× faster at m = 2, n = 100.
+    arithmetic as ``dtbtrs`` up to the order of the sums; measured 2–4× faster at m = 2, n = 100.  ``tiles``: the
+    block's :func:`tile_plan` (computed here when not given).
     """
     kd1, n = c.shape
     kd = kd1 - 1
@@ -282,17 +313,29 @@ def _tiled_solve(
     L = present.size
     X = np.zeros((n, L), order="F")
     X[np.arange(n), np.searchsorted(present, lb)] = 1.0
-    pa, px = padded.ctypes.data, X.ctypes.data
-    for r0 in range(0, n, nb):
-        r1 = min(n, r0 + nb)
-        lo = max(0, r0 - kd)
-        j0 = int(np.searchsorted(first, r0))  # columns with a non-zero above r0
-        j1 = int(np.searchsorted(first, r1))  # columns with a non-zero above r1
-        if r0 > lo and j0 > 0:
-            k3.gemm_sub(r1 - r0, j0, r0 - lo, pa + 8 * (r0 + lo * ld), ld, px + 8 * lo, n, px + 8 * r0, n)
-        if j1 > 0:
-            k3.trsm_lower(r1 - r0, j1, pa + 8 * (r0 + r0 * ld), ld, px + 8 * r0, n)
+    k3.run_tiles(
+        padded.ctypes.data, ld, X.ctypes.data, n, tiles if tiles is not None else tile_plan(n, kd, nb, first)
+    )
     return X
+
+
+def tile_plan(n: int, kd: int, nb: int, first: np.ndarray) -> list[tuple[int, ...]]:
+    """The tiles of :func:`_tiled_solve` for a block of n variables, half-bandwidth kd, tiles of nb rows and
+    layers starting at ``first``, as :meth:`~problems.ipm.lapack.Level3Kernels.run_tiles` takes them (byte
+    offsets into the padded factor, leading dimension kd + nb, and into X, leading dimension n).
+
+    Tile rows [r0, r1): the GEMM with the kd rows above (columns j < j0, those with a non-zero above r0) and the
+    triangular solve (columns j < j1, those with a non-zero above r1)."""
+    ld = kd + nb
+    r0 = np.arange(0, n, nb, dtype=np.int64)
+    r1 = np.minimum(n, r0 + nb)
+    lo = np.maximum(0, r0 - kd)
+    j0 = np.searchsorted(first, r0)
+    j1 = np.searchsorted(first, r1)
+    cols = np.stack(
+        [r1 - r0, j0, r0 - lo, 8 * (r0 + lo * ld), 8 * lo, 8 * r0, j1, 8 * (r0 + r0 * ld), 8 * r0]
+    )
+    return [tuple(t) for t in cols.T.tolist()]
 
 
 def _tbtrs(kernels: BandKernels | None, c: np.ndarray, B: np.ndarray) -> None:
@@ -306,11 +349,11 @@ def _tbtrs(kernels: BandKernels | None, c: np.ndarray, B: np.ndarray) -> None:
         raise np.linalg.LinAlgError(f"banded triangular solve failed (info {info})")
 
 
-def _band_cholesky(ab: np.ndarray, owner: LayeredFactor) -> np.ndarray:
+def _band_cholesky(ab: np.ndarray, owner: LayeredFactor, refill: Callable[[], float]) -> np.ndarray:
     """The banded Cholesky factor of one block, in place in ``ab``; a block that is not numerically positive
-    definite is rebuilt from a copy with a diagonal shift of 1e-14, 1e-12, … of its largest diagonal entry."""
+    definite is rebuilt by ``refill`` (which returns its largest diagonal entry) with a diagonal shift of 1e-14,
+    1e-12, … of that entry (no copy of the band is kept for this rare retry)."""
     kernels = owner.kernels
-    saved = np.array(ab, order="F")
 
     def factor(a: np.ndarray) -> int:
         if kernels is not None:
@@ -322,10 +365,11 @@ def _band_cholesky(ab: np.ndarray, owner: LayeredFactor) -> np.ndarray:
 
     if factor(ab) == 0:
         return ab
-    scale = float(np.max(saved[0])) or 1.0
+    scale = refill() or 1.0
     shift = 1e-14 * scale
     for _ in range(SHIFT_TRIES - 1):
-        ab[...] = saved
+        if _ > 0:
+            refill()
         ab[0] += shift
         if factor(ab) == 0:
             owner.shifted += 1

@@ -316,3 +316,48 @@ def test_layers_refuse_variables_out_of_band_order():
 
     with pytest.raises(ValueError, match="band order"):
         Layers(np.array([1, 0]), np.array([0, 0]), 1, 2, np.array([0]), np.array([1]))
+
+
+def test_a_block_that_is_not_positive_definite_is_refilled_and_shifted_alone():
+    """A block with a negative eigenvalue of 1e-9 of its largest diagonal entry is rebuilt from the normal
+    matrix's parts and factorised with the first shift (1e-14, 1e-12, … of that entry) that makes it positive
+    definite, 1e-8; every other block keeps its exact factor.  Reference: NumPy's eigenvalues and products of
+    the dense blocks."""
+    n = 7
+    rng = np.random.default_rng(5)
+    spec = ReducedPDI(parse_symmetric_prior(MIXTURE, n, 2)).lp.spec
+    sysm = RaggedBlockSystem(spec.c, spec.A, spec.b, spec.src, spec.dst, spec.kappa, math.exp(1.3))
+    lay = sysm.layers
+    assert lay is not None
+    D = np.exp(rng.uniform(-3, 3, sysm.P))
+    E = np.exp(rng.uniform(-3, 3, sysm.K))
+    diag, off = sysm.H_parts(D, E)
+    pi, pj = sysm.pos[spec.src[sysm.rorder]], sysm.pos[spec.dst[sysm.rorder]]
+    r1 = sysm._off_rows[0]
+    H = np.zeros((sysm.K, sysm.K))
+    H[pi[r1], pj[r1]] = off
+    H[pj[r1], pi[r1]] = off
+    H[np.arange(sysm.K), np.arange(sysm.K)] = diag
+    b = lay.largest_first[0]
+    s0, s1 = int(lay.starts[b]), int(lay.starts[b + 1])
+    Hb = H[s0:s1, s0:s1]
+    lam_min = float(np.linalg.eigvalsh(Hb)[0])
+    diag = diag.copy()
+    diag[s0:s1] -= lam_min + 1e-9 * float(np.max(diag[s0:s1] - lam_min))
+    scale = float(np.max(diag[s0:s1]))
+    assert np.linalg.eigvalsh(H[s0:s1, s0:s1] - (lam_min + 1e-9 * scale) * np.eye(s1 - s0))[0] < 0
+    fac = sysm.factor(diag, off, 1, {})
+    assert isinstance(fac, LayeredFactor)
+    assert fac.shifted == 1
+    for blk in range(lay.nblocks):
+        a0, a1 = int(lay.starts[blk]), int(lay.starts[blk + 1])
+        c = fac.factors[blk]
+        kd1, nb = c.shape
+        L = np.zeros((nb, nb))
+        for r in range(kd1):
+            L[np.arange(r, nb), np.arange(nb - r)] = c[r, : nb - r]
+        want = H[a0:a1, a0:a1].copy()
+        want[np.diag_indices(a1 - a0)] = diag[a0:a1]
+        if blk == b:
+            want += 1e-8 * scale * np.eye(a1 - a0)
+        np.testing.assert_allclose(L @ L.T, want, rtol=0, atol=1e-12 * np.abs(want).max())
