@@ -19,7 +19,7 @@ import time
 import numpy as np
 
 from ..certificate import Certificate
-from ..lp.bounds import Bounds, certify, lower_bound
+from ..lp.bounds import Bounds, LPCertificate, certify, lower_bound
 from ..lp.solution import LPSolution
 from ..lp.spec import RatioLPSpec
 from ..lp.status import RELATIVE_GAP, decide_status, refined
@@ -138,6 +138,26 @@ def _repair_lost(spec: RatioLPSpec, z: np.ndarray | None, lower: float, upper: f
     return near and not upper - value <= 0.5 * rtol * value
 
 
+def _accepted(
+    accepted: list[tuple[np.ndarray, np.ndarray, np.ndarray, LPCertificate]],
+    z: np.ndarray | None,
+    nu: np.ndarray,
+    lam: np.ndarray,
+) -> LPCertificate | None:
+    """The certificate the early-stop test computed on exactly this point (``None``: any point) and these duals,
+    or None."""
+
+    def same(a: np.ndarray, b: np.ndarray) -> bool:
+        return a is b or (np.shape(a) == np.shape(b) and bool(np.array_equal(a, b)))
+
+    if not accepted:
+        return None
+    z0, nu0, lam0, cert = accepted[0]
+    if (z is None or same(z0, z)) and same(nu0, nu) and same(lam0, lam):
+        return cert
+    return None
+
+
 def default_time_limit(spec: RatioLPSpec, order: list) -> float:
     """The per-attempt limit when none is given: :data:`~problems.solvers.settings.DEFAULT_TIME_LIMIT`, or
     :data:`~problems.solvers.settings.EXPECTED_TIME_MARGIN` times the first back end's expected wall time where
@@ -195,6 +215,9 @@ def solve(
     best_lo, best_duals = float(known_lower), None
     raw_point = None
     used_iters, used_time = None, 0.0
+    # the last certificate an attempt's early-stop test accepted, with the point and duals it was computed on:
+    # the attempt returns that iterate, which is then not certified a second time (seconds at n = 200)
+    accepted: list[tuple[np.ndarray, np.ndarray, np.ndarray, LPCertificate]] = []
 
     def run(be, level: float, why: str, k: int, duals=None):  # noqa: ANN001, ANN202 - one attempt, in the budget
         left = total - (time.perf_counter() - start)
@@ -207,8 +230,12 @@ def solve(
             nu_c, lam_c = (nu, lam) if duals is None else duals
             # (without the face repair: an iterate short of the optimum gains nothing from it, measured at m = 2,
             # n = 60, and at n = 200 it would cost seconds per iterate)
-            return certify(spec, eps, z, nu_c, lam_c, known_lower=best_lo, rtol=rtol, face=False).refined
+            cert = certify(spec, eps, z, nu_c, lam_c, known_lower=best_lo, rtol=rtol, face=False)
+            if cert.refined:
+                accepted[:] = [(z, nu_c, lam_c, cert)]
+            return cert.refined
 
+        accepted.clear()
         with ticking(f"{where}: attempt {k} {be.name} ({why})"):
             return be.solve(spec, level, time_limit=min(limit, left), enough=enough)
 
@@ -230,8 +257,10 @@ def solve(
             continue
         if raw_point is None:
             raw_point = raw
-        with ticking(f"{where}: certifying attempt {k} {be.name}'s answer (exact repair, safe bound)"):
-            cert = certify(spec, eps, raw.z, raw.nu, raw.lam, known_lower=known_lower, rtol=rtol)
+        cert = _accepted(accepted, raw.z, raw.nu, raw.lam)
+        if cert is None:
+            with ticking(f"{where}: certifying attempt {k} {be.name}'s answer (exact repair, safe bound)"):
+                cert = certify(spec, eps, raw.z, raw.nu, raw.lam, known_lower=known_lower, rtol=rtol)
         attempts.append(
             Attempt(be.name, raw.status, raw.seconds, cert.bounds.lower, cert.bounds.upper, cert.certified)
         )
@@ -264,8 +293,10 @@ def solve(
                     )
                     break
                 nu_b, lam_b = best_duals
-                with ticking(f"{where}: certifying {name}'s answer"):
-                    tc = certify(spec, eps, tight.z, nu_b, lam_b, known_lower=best_lo, rtol=rtol)
+                tc = _accepted(accepted, tight.z, nu_b, lam_b)
+                if tc is None:
+                    with ticking(f"{where}: certifying {name}'s answer"):
+                        tc = certify(spec, eps, tight.z, nu_b, lam_b, known_lower=best_lo, rtol=rtol)
                 attempts.append(
                     Attempt(name, tight.status, tight.seconds, tc.bounds.lower, tc.bounds.upper, tc.certified)
                 )
@@ -305,7 +336,11 @@ def solve(
         best_duals = (np.zeros(spec.G), np.zeros(spec.P))
     nu, lam = best_duals
     # the lower bound recomputed with the final upper bound (the level set shrinks with it)
-    lo, d = lower_bound(spec, eps, nu, lam, best_up)
+    done = _accepted(accepted, None, nu, lam)
+    if done is not None and done.bounds.upper == best_up:  # computed with these duals and this upper bound
+        lo, d = done.bounds.lower, done.reduced_costs
+    else:
+        lo, d = lower_bound(spec, eps, nu, lam, best_up)
     lo = max(lo, best_lo)
     if lo > best_up:
         lo = best_up  # equal up to the rounding margins of two different proofs
