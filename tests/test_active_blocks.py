@@ -13,6 +13,7 @@ import pytest
 from problems.ipm.layered import Layers
 from problems.lp.active_blocks import (
     PRICING_REJECT,
+    PROBE_EVERY,
     PROBE_FROM_ITERATION,
     ActiveBlockProbe,
     active_answer,
@@ -120,12 +121,15 @@ def test_pricing_upper_values_bound_the_block_costs():
 
 
 def test_no_proposal_once_the_gap_is_small():
-    """A stable proposal is tried while the iterate's duality gap is large, and not once it is below the floor."""
+    """A stable proposal is tried while the iterate's duality gap is large; once the gap is below the floor the
+    probe is finished (the caller then stops unscaling iterates for it) and proposes nothing more."""
     spec = _spec(MIXTURE, 30)
     _, block = blocks_of(spec)
     z = np.where(np.isin(block, [0, 30]), 1.0, 0.0)
     value = float(spec.c @ z)
     closed = np.full(spec.G, -value / float(spec.b.sum()))  # −bᵀν = cᵀz: no gap
+    far = np.zeros(spec.G)  # gap ≈ 1
+    lam = np.zeros(spec.P)
     tried: list[int] = []
 
     def solve(sub, level, check):  # noqa: ANN001, ANN202
@@ -134,9 +138,12 @@ def test_no_proposal_once_the_gap_is_small():
 
     probe = ActiveBlockProbe(spec, 0.5, lambda *_: False, solve)
     it = PROBE_FROM_ITERATION
-    assert not probe(z, closed, np.zeros(spec.P), it) and not probe(z, closed, np.zeros(spec.P), it + 1)
-    assert tried == []
-    assert not probe(z, np.zeros(spec.G), np.zeros(spec.P), it + 2)  # gap ≈ 1: tried (and failed)
+    assert not probe(z, far, lam, it)  # first sight of these blocks: not yet stable
+    assert not probe(z, far, lam, it + 1)  # stable, gap ≈ 1: tried (and failed)
+    assert tried == [1] and not probe.finished
+    assert not probe(z, closed, lam, it + 2)  # no gap: finished
+    assert probe.finished
+    assert not probe(z, far, lam, it + 2 + PROBE_EVERY)
     assert tried == [1]
 
 

@@ -545,6 +545,8 @@ def solve_block_lp(
 
     def look(u, nu, lam, s, it: int) -> bool:  # noqa: ANN001 - the caller's probe, on the unscaled iterate
         assert probe is not None  # passed only when given
+        if getattr(probe, "finished", False):  # a probe that will not propose again: no unscaled iterate
+            return False
         return bool(probe(*sysm.unscale(u, nu, lam, s)[:3], it))
 
     # overflow/invalid values end the iteration ("non-finite iterate") and the caller falls back to Clarabel

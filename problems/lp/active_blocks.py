@@ -330,6 +330,8 @@ class ActiveBlockProbe:
         self._start = time.perf_counter()
         self._previous: tuple | None = None
         self._tried: dict[tuple, int] = {}
+        #: True once no proposal will be tried any more (the caller may stop preparing iterates for the probe)
+        self.finished = False
 
     def try_hint(self) -> bool:
         """Try the blocks of ``spec.cache["active_hint"]`` (a caller's guess: for PD-DP of a mixture at small ε,
@@ -349,7 +351,13 @@ class ActiveBlockProbe:
         return accepted
 
     def __call__(self, z: np.ndarray, nu: np.ndarray, lam: np.ndarray, iteration: int) -> bool:
-        if iteration < PROBE_FROM_ITERATION or self.tries >= MAX_PROBES:
+        if iteration < PROBE_FROM_ITERATION or self.finished:
+            return False
+        value = float(self.spec.c @ z)
+        if self.tries >= MAX_PROBES or abs(value + float(self.spec.b @ nu)) < PROBE_MIN_GAP * (
+            1.0 + abs(value)
+        ):
+            self.finished = True  # late (the iteration is nearly done) or out of tries: no more proposals
             return False
         active = proposed_blocks(self.spec, z)
         key = None if active is None else tuple(int(b) for b in active)
@@ -360,9 +368,6 @@ class ActiveBlockProbe:
         last = self._tried.get(key)
         if last is not None and iteration - last < PROBE_EVERY:
             return False
-        value = float(self.spec.c @ z)
-        if abs(value + float(self.spec.b @ nu)) < PROBE_MIN_GAP * (1.0 + abs(value)):
-            return False  # late: the iteration is nearly done
         now = time.perf_counter()
         if self.spent > PROBE_TIME_SHARE * (now - self._start - self.spent):
             return False  # the tries so far cost more than their share of the iteration's time
