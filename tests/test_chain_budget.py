@@ -174,3 +174,37 @@ def test_the_hinted_blocks_say_what_they_do(monkeypatch):
     assert res.status == "optimal"
     assert any("hinted blocks: restricted LP, then pricing" in s for s in steps)
     assert any(s.startswith("the whole LP (the hinted blocks were not proved optimal") for s in steps)
+
+
+def test_an_iterate_the_early_stop_certified_is_not_certified_again(highs_optimum, monkeypatch):
+    """The block method stops at the first iterate the chain's certificate accepts; the chain then reuses that
+    certificate (one certify per accepted iterate, no final lower-bound recomputation) and reports the same bounds
+    as a fresh certificate of the returned point would.  Reference: HiGHS on the same LP, and ``certify`` called
+    here on the answer's point and duals."""
+    from problems.lp.bounds import certify, lower_bound
+
+    spec = ReducedPDDP(parse_symmetric_prior("mixture:0.5,0.5/0.8,0.2/0.3,0.7", 30, 2)).lp.spec
+    calls = {"certify": [], "lower_bound": 0}
+    real_certify, real_lower = chain.certify, chain.lower_bound
+
+    def counting_certify(*args, **kw):  # noqa: ANN002, ANN003, ANN202
+        out = real_certify(*args, **kw)
+        calls["certify"].append(out.refined)
+        return out
+
+    def counting_lower(*args, **kw):  # noqa: ANN002, ANN003, ANN202
+        calls["lower_bound"] += 1
+        return real_lower(*args, **kw)
+
+    monkeypatch.setattr(chain, "certify", counting_certify)
+    monkeypatch.setattr(chain, "lower_bound", counting_lower)
+    sol = chain.solve(spec, 1.0, solver="block")
+    assert [a for a, _ in sol.stats.attempts] == ["BLOCK"] and str(sol.status) == "optimal"
+    # every certify ran on an iterate (the last one accepted it): none on the returned point afterwards
+    assert calls["certify"] and calls["certify"][-1] and not any(calls["certify"][:-1])
+    assert calls["lower_bound"] == 0
+    assert certify(spec, 1.0, sol.z, sol.nu, sol.lam, face=False).refined
+    lo, _ = lower_bound(spec, 1.0, sol.nu, sol.lam, sol.bounds.upper)
+    assert sol.bounds.lower == lo  # what the final recomputation would have given, to the bit
+    ref = highs_optimum(spec, 1.0)
+    assert sol.bounds.lower - 1e-9 <= ref <= sol.bounds.upper + 1e-9
