@@ -367,8 +367,8 @@ def _band_cholesky(ab: np.ndarray, owner: LayeredFactor, refill: Callable[[], fl
         return ab
     scale = refill() or 1.0
     shift = 1e-14 * scale
-    for _ in range(SHIFT_TRIES - 1):
-        if _ > 0:
+    for attempt in range(SHIFT_TRIES - 1):
+        if attempt > 0:  # the failed factorisation overwrote the band
             refill()
         ab[0] += shift
         if factor(ab) == 0:
