@@ -177,17 +177,6 @@ class Level3Kernels:
     def __init__(self, gemm: _CFunc, trsm: _CFunc) -> None:
         self._gemm, self._trsm = gemm, trsm
 
-    def gemm_sub(self, m: int, n: int, k: int, a: int, lda: int, b: int, ldb: int, c: int, ldc: int) -> None:
-        """C ← C − A B for column-major A (m×k), B (k×n), C (m×n) at addresses a, b, c."""
-        nt = self._NOTRANS
-        self._gemm(self._COL, nt, nt, m, n, k, -1.0, a, lda, b, ldb, 1.0, c, ldc)
-
-    def trsm_lower(self, m: int, n: int, a: int, lda: int, b: int, ldb: int) -> None:
-        """B ← L⁻¹B for the lower triangle L (m×m, non-unit diagonal) at a and B (m×n) at b, column-major."""
-        self._trsm(
-            self._COL, self._LEFT, self._LOWER, self._NOTRANS, self._NONUNIT, m, n, 1.0, a, lda, b, ldb
-        )
-
     def run_tiles(self, a: int, lda: int, x: int, ldx: int, tiles: list[tuple[int, ...]]) -> None:
         """A precomputed sequence of tile updates on L at ``a`` and X at ``x`` (byte offsets from them): per tile
         ``(m, j0, k, ga, gb, gc, j1, ta, tb)``, first X[gc] −= L[ga] X[gb] (m×j0, inner k; skipped when j0·k is
@@ -228,14 +217,16 @@ def _find_level3() -> Level3Kernels | None:
                 gemm.argtypes = [e, e, e, i, i, i, d, p, i, p, i, d, p, i]
                 trsm.argtypes = [e, e, e, e, e, i, i, d, p, i, p, i]
                 cand = Level3Kernels(gemm, trsm)
+                # the two tile kinds of run_tiles, as the tiled solve uses them: X ← L⁻¹X, then C −= L B with B
+                # and C in one array (rows 0–1 and 2–3, leading dimension 4, C at a byte offset of 16)
                 L = np.array([[2.0, 0.0], [1.0, 3.0]], order="F")
                 B = np.array([[1.0, 2.0], [4.0, 5.0]], order="F")
                 X = np.array(B, order="F")
-                cand.trsm_lower(2, 2, L.ctypes.data, 2, X.ctypes.data, 2)
-                C = np.array(B, order="F")
-                cand.gemm_sub(2, 2, 2, L.ctypes.data, 2, B.ctypes.data, 2, C.ctypes.data, 2)
+                cand.run_tiles(L.ctypes.data, 2, X.ctypes.data, 2, [(2, 0, 0, 0, 0, 0, 2, 0, 0)])
+                BC = np.array(np.vstack([B, B]), order="F")
+                cand.run_tiles(L.ctypes.data, 2, BC.ctypes.data, 4, [(2, 2, 2, 0, 0, 16, 0, 0, 0)])
                 ok = np.allclose(X, np.linalg.solve(L, B), rtol=1e-13) and np.allclose(
-                    C, B - L @ B, rtol=1e-13
+                    BC[2:], B - L @ B, rtol=1e-13
                 )
                 if ok:
                     return cand

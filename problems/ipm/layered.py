@@ -144,7 +144,7 @@ class Layers:
     def tile_plan(self, b: int) -> list[tuple[int, ...]]:
         """Block b's tiles for :func:`_tiled_solve` at the current :data:`TILE_ROWS` (computed once per layout)."""
         kd = int(self.kd[b])
-        nb = max(1, TILE_ROWS * (kd + 1))
+        nb = _tile_height(kd)
         plan = self._tiles.get((b, nb))
         if plan is None:
             plan = self._tiles[(b, nb)] = tile_plan(int(self.sizes[b]), kd, nb, self.block_layers[b][2])
@@ -204,7 +204,7 @@ class LayeredFactor:
             L = present.size
             Sb = np.empty((L, L))
             if self.level3 is not None and TILE_ROWS > 0:
-                X = _tiled_solve(self.level3, c, lb, present, first, lay.tile_plan(b))
+                X = _tiled_solve(self.level3, c, lb, present, lay.tile_plan(b))
                 for g0 in range(0, L, COLUMN_GROUP):
                     g1 = min(L, g0 + COLUMN_GROUP)
                     r0 = int(first[g0])
@@ -290,33 +290,35 @@ def _tiled_solve(
     c: np.ndarray,
     lb: np.ndarray,
     present: np.ndarray,
-    first: np.ndarray,
-    tiles: list[tuple[int, ...]] | None = None,
+    tiles: list[tuple[int, ...]],
 ) -> np.ndarray:
     r"""X = L⁻¹A_bᵀ for the lower band factor ``c`` ((kd+1) × n Fortran band storage) by level-3 tiles.
 
-    Column q of :math:`A_b^\top` is the indicator of layer ``present[q]`` (rows ``first[q]`` to ``first[q+1]``).
+    Column q of :math:`A_b^\top` is the indicator of layer ``present[q]`` (the rows of that layer).
     The factor is copied into band storage with ``nb`` extra zero rows, which read with leading dimension
     kd + nb is the dense column-major L (every entry of a tile below the band reads a zero).  Tile rows
     :math:`[r_0, r_1)` of height nb = :data:`TILE_ROWS`·(kd+1) then take one GEMM
     :math:`X_t \mathrel{-}= L[r_0{:}r_1,\ r_0-kd{:}r_0]\,X[r_0-kd{:}r_0]` and one triangular solve with
     :math:`L[r_0{:}r_1, r_0{:}r_1]`, both restricted to the columns not yet zero there (the staircase).  Same
     arithmetic as ``dtbtrs`` up to the order of the sums; measured 2–4× faster at m = 2, n = 100.  ``tiles``: the
-    block's :func:`tile_plan` (computed here when not given).
+    block's :func:`tile_plan` (``Layers.tile_plan``, for tiles of nb rows).
     """
     kd1, n = c.shape
     kd = kd1 - 1
-    nb = max(1, TILE_ROWS * kd1)
+    nb = _tile_height(kd)
     ld = kd + nb
     padded = np.zeros((kd1 + nb, n), order="F")
     padded[:kd1] = c
     L = present.size
     X = np.zeros((n, L), order="F")
     X[np.arange(n), np.searchsorted(present, lb)] = 1.0
-    k3.run_tiles(
-        padded.ctypes.data, ld, X.ctypes.data, n, tiles if tiles is not None else tile_plan(n, kd, nb, first)
-    )
+    k3.run_tiles(padded.ctypes.data, ld, X.ctypes.data, n, tiles)
     return X
+
+
+def _tile_height(kd: int) -> int:
+    """Rows per tile of :func:`_tiled_solve` for half-bandwidth kd (:data:`TILE_ROWS` bandwidths)."""
+    return max(1, TILE_ROWS * (kd + 1))
 
 
 def tile_plan(n: int, kd: int, nb: int, first: np.ndarray) -> list[tuple[int, ...]]:

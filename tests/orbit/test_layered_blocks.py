@@ -340,12 +340,13 @@ def test_a_block_that_is_not_positive_definite_is_refilled_and_shifted_alone():
     H[np.arange(sysm.K), np.arange(sysm.K)] = diag
     b = lay.largest_first[0]
     s0, s1 = int(lay.starts[b]), int(lay.starts[b + 1])
-    Hb = H[s0:s1, s0:s1]
-    lam_min = float(np.linalg.eigvalsh(Hb)[0])
+    lam_min = float(np.linalg.eigvalsh(H[s0:s1, s0:s1])[0])
     diag = diag.copy()
-    diag[s0:s1] -= lam_min + 1e-9 * float(np.max(diag[s0:s1] - lam_min))
+    diag[s0:s1] -= lam_min + 1e-9 * float(np.max(diag[s0:s1] - lam_min))  # smallest eigenvalue −1e-9·scale
     scale = float(np.max(diag[s0:s1]))
-    assert np.linalg.eigvalsh(H[s0:s1, s0:s1] - (lam_min + 1e-9 * scale) * np.eye(s1 - s0))[0] < 0
+    shifted_block = H[s0:s1, s0:s1].copy()
+    shifted_block[np.diag_indices(s1 - s0)] = diag[s0:s1]
+    assert np.linalg.eigvalsh(shifted_block)[0] < -0.5e-9 * scale  # not positive definite
     fac = sysm.factor(diag, off, 1, {})
     assert isinstance(fac, LayeredFactor)
     assert fac.shifted == 1
