@@ -81,7 +81,7 @@ def main() -> None:
     from problems.lp.bounds import certify
     from problems.orbit import ReducedPDDP, ReducedPDI
     from problems.orbit.symmetric_prior import parse_symmetric_prior
-    from problems.solvers.backends import _drop
+    from problems.solvers.scaled_lp import drop_nonneg
 
     if args.krylov is not None:
         iteration.KRYLOV_DIM = args.krylov
@@ -143,7 +143,7 @@ def main() -> None:
         spec.kappa,
         math.exp(eps),
         program=spec.program,
-        bounded=not _drop(spec, eps),
+        bounded=not drop_nonneg(spec, eps),
         enough=enough,
         max_iter=args.max_iter,
     )

@@ -43,8 +43,8 @@ def run_block(n: int, eps: float, sparse: bool | None = None) -> dict:
 
     import problems.ipm.sparse_block as SB
     from problems.ipm.block import solve_block_lp
-    from problems.lp.backends import _drop
     from problems.lp.bounds import certify
+    from problems.solvers.scaled_lp import drop_nonneg
 
     spec = _spec(n)
     factors: list[int] = []
@@ -64,7 +64,7 @@ def run_block(n: int, eps: float, sparse: bool | None = None) -> dict:
         spec.dst,
         spec.kappa,
         math.exp(eps),
-        bounded=not _drop(spec, eps),
+        bounded=not drop_nonneg(spec, eps),
         sparse=sparse,
     )
     cpu = time.process_time() - c0

@@ -163,17 +163,26 @@ def test_a_long_certificate_is_not_silent(monkeypatch, ticker):
     assert "certifying attempt 1 A's answer (exact repair, safe bound): running" in ticker.getvalue()
 
 
-def test_the_hinted_blocks_say_what_they_do(monkeypatch):
-    """The constant-output hint (restricted LP, pricing) and its rejection are named on the ticker."""
+def test_the_hinted_blocks_say_what_they_do(monkeypatch, highs_optimum):
+    """The constant-output hint (restricted LP, pricing), its answer and its rejection are named on the ticker.
+    At ε = 0.05 the constant outputs are optimal (HiGHS on the same LP agrees to 1e-6) and the hint answers; at
+    ε = 1 they are not, and the same hint is priced, rejected and the whole LP answers."""
     from problems.lp import active_blocks
+    from problems.orbit.constant_output import constant_output_blocks
 
     steps: list[str] = []
     monkeypatch.setattr(active_blocks, "note", lambda **kw: steps.append(str(kw.get("step"))))
     prog = ReducedPDDP(parse_symmetric_prior("mixture:0.5,0.5/0.8,0.2/0.3,0.7", 20, 2))
-    res = prog.solve(0.05)  # the constant outputs are not optimal here: the hint is priced and rejected
-    assert res.status == "optimal"
+    res = prog.solve(0.05)
+    assert res.status == "optimal" and "hinted blocks" in res.stats.attempts[0][1]
     assert any("hinted blocks: restricted LP, then pricing" in s for s in steps)
+    assert res.value == pytest.approx(highs_optimum(prog.lp.spec, 0.05), rel=1e-6)
+    steps.clear()
+    prog.lp.spec.cache["active_hint"] = constant_output_blocks(prog)
+    sol = prog.lp.solve(1.0, prefer="block")
+    assert sol.status == "optimal"
     assert any(s.startswith("the whole LP (the hinted blocks were not proved optimal") for s in steps)
+    assert sol.value == pytest.approx(highs_optimum(prog.lp.spec, 1.0), rel=1e-6)
 
 
 def test_an_iterate_the_early_stop_certified_is_not_certified_again(highs_optimum, monkeypatch):

@@ -113,7 +113,13 @@ def test_cli_exit_codes_follow_the_certificate(capsys, monkeypatch):
     def boom(self, spec, eps, *, time_limit, enough=None):  # noqa: ANN001, ANN202
         raise backends.BackendError("forced failure")
 
-    for cls in (backends.ClarabelBackend, backends.HighsBackend, backends.BlockBackend, backends.ScsBackend):
+    for cls in (
+        backends.ClarabelBackend,
+        backends.HighsBackend,
+        backends.HighsScaledBackend,
+        backends.BlockBackend,
+        backends.ScsBackend,
+    ):
         monkeypatch.setattr(cls, "solve", boom)
     assert main([*argv, "--json"]) == 3
     out = json.loads(capsys.readouterr().out)

@@ -57,7 +57,9 @@ def test_reduced_lp_prefer_and_old_backend():
     b = prog.lp.solve(0.9, prefer="clarabel")
     assert a.value == b.value and a.bounds == b.bounds
     with pytest.raises(InvalidInputError, match="prefer must be one of"):
-        prog.lp.solve(0.9, prefer="highs")
+        prog.lp.solve(0.9, prefer="scs")
+    with pytest.raises(InvalidInputError, match="prefer must be one of"):
+        prog.lp.solve(0.9, prefer=("highs", "scs"))
 
 
 # ------------------------------------------------------------------------------------ the sweep's path field

@@ -467,11 +467,12 @@ class _PriorProgram(_Base):
         """An answer without the LP where running it is known to be futile (PD-I: ``boundary_band``)."""
         return None
 
-    def _lp_backend(self, eps: float) -> str:
-        """The back end of the LP at ε: the program's, but Clarabel on the scaled LP for m = 2 at large ε (or PD-I
-        with a large ε_X, whose coefficients span e^{±ε_X}): the layered block method does not scale columns."""
+    def _lp_backend(self, eps: float) -> str | tuple[str, ...]:
+        """The back ends tried first: the program's, but for m = 2 at ε ≥ :data:`SCALE_MIN_EPS` HiGHS (the optimum
+        is near the identity: about a second where its tolerances suffice), then the block method (small values,
+        contagious priors; Clarabel's points do not certify there: ``docs/benchmarks.md``, large ε)."""
         if self.backend == "block" and self.m == 2 and eps >= SCALE_MIN_EPS:
-            return "clarabel"
+            return ("highs", "block")
         return self.backend
 
 
@@ -610,14 +611,14 @@ class ReducedPDI(_PriorProgram):
             band_answer(self, eps, size) if eps - self.eps_X <= INTERIOR_MARGIN * (1.0 + abs(eps)) else None
         )
 
-    def _lp_backend(self, eps: float) -> str:
+    def _lp_backend(self, eps: float) -> str | tuple[str, ...]:
         """At and just above ε_X the feasible set has (almost) no interior: the block method would stall and fall
         back anyway (measured, docs/orbit_reduction.md §10), so Clarabel solves these directly."""
-        at_boundary = eps - self.eps_X <= INTERIOR_MARGIN * (
-            1.0 + abs(eps)
-        )  # no interior: as in solvers.chain
+        at_boundary = eps - self.eps_X <= INTERIOR_MARGIN * (1.0 + abs(eps))  # no interior (solvers.chain)
         if self.backend == "block" and (at_boundary or (self.m >= 3 and eps - self.eps_X < PDI_BLOCK_MARGIN)):
             return "clarabel"
+        if self.backend == "block" and self.m == 2 and min(eps, self.eps_X) >= SCALE_MIN_EPS:
+            return "clarabel"  # coefficients spanning e^{±ε_X} (contagious priors): Clarabel, then its joint scaling
         return super()._lp_backend(eps)
 
     def solve(

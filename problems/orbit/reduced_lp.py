@@ -39,7 +39,7 @@ __all__ = ["ReducedLP", "REDUCED_BACKENDS", "SMALL_LP_SIZE", "deprecated_backend
 
 #: The back ends a reduced program may prefer (``ReducedLP.solve(prefer=)``, ``choose_backend``): names
 #: of the LP back-end registry ``problems.solvers.BACKENDS``, of which ``solver=`` names any.
-REDUCED_BACKENDS = ("clarabel", "block", "cvxpy")
+REDUCED_BACKENDS = ("clarabel", "block", "highs", "cvxpy")
 
 
 def deprecated_backend(backend: str | None) -> None:
@@ -140,21 +140,25 @@ class ReducedLP:
         self,
         eps: float,
         *,
-        prefer: str = "clarabel",
+        prefer: str | tuple[str, ...] = "clarabel",
         solver: str | None = None,
         time_limit: float | None = None,
         backend: str | None = None,
         known_lower: float = 0.0,
     ) -> LPSolution:
-        """Solve at ε ≥ 0: ``prefer`` is the program's first choice, ``solver`` (if named) overrides it
+        """Solve at ε ≥ 0: ``prefer`` is the program's first choice (or its first choices, in order), ``solver``
+        (if named) overrides it
         (``backend``: the deprecated name of ``prefer``); ``known_lower`` is a rigorous lower bound on this LP's
         optimum proved elsewhere (a back end may stop once its exactly feasible point meets it)."""
         eps = check_eps(eps)
         if backend is not None:
             warn_deprecated(f"backend={backend!r}", f"prefer={backend!r}")
             prefer = backend
-        if prefer not in REDUCED_BACKENDS:
-            raise InvalidInputError(f"prefer must be one of {REDUCED_BACKENDS}, got {prefer!r}")
+        first = (prefer,) if isinstance(prefer, str) else tuple(prefer)
+        if not first or any(p not in REDUCED_BACKENDS for p in first):
+            raise InvalidInputError(
+                f"prefer must be one of {REDUCED_BACKENDS} (or a tuple of them), got {prefer!r}"
+            )
         from ..resources import require_reduced_lp
 
         require_reduced_lp(self.K, self.P, self.m)  # before the back end allocates its factorisation
@@ -163,7 +167,7 @@ class ReducedLP:
             self.spec,
             eps,
             solver=solver,
-            prefer=prefer.upper(),
+            prefer=tuple(p.upper() for p in first),
             time_limit=time_limit,
             known_lower=known_lower,
         )

@@ -20,12 +20,7 @@ STRUCTURED the block-angular interior-point method for dense row-normalised LPs
 BLOCK      the block interior-point method of the joint-type LPs (:mod:`problems.ipm.block`)
 ========== ==================================================================================
 
-**Scaling for large ε.**  The optimal z has entries of size e^{−ε·d}.  For ε ≥ :data:`SCALE_MIN_EPS` the
-sparse back ends solve the LP in :math:`v = z / s` with :math:`s` the exponential mechanism E_d at ε
-(``spec.log_profile``), so every variable is O(1) at the optimum; the objective is divided by its largest
-coefficient and every ratio row by :math:`\sqrt{s_{s_p}\,e^\epsilon\kappa_p\,s_{d_p}}` (its two coefficients
-become :math:`e^{\pm\ell_p}`).  The multipliers are mapped back to the spec's rows exactly; the safe bounds
-are computed on the unscaled LP.
+**Scaling for large ε**: the sparse back ends share the scaled form of :mod:`problems.solvers.scaled_lp`.
 """
 
 from __future__ import annotations
@@ -33,8 +28,8 @@ from __future__ import annotations
 import math
 import time
 import warnings
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 import numpy as np
@@ -43,6 +38,7 @@ import scipy.sparse as sp
 from ..errors import InvalidInputError
 from ..lp.spec import RatioLPSpec
 from . import settings
+from .scaled_lp import ScaledLP, drop_nonneg, nonneg_implied, scaled_lp, scales, stacked
 from .settings import (
     CLARABEL_LP_LOOSE,
     CLARABEL_LP_OPTIONS,
@@ -51,11 +47,7 @@ from .settings import (
     DEFAULT_TIME_LIMIT,
     HIGHS_AFTER_BLOCK_FROM,
     HIGHS_LP_OPTIONS,
-    IMPLIED_NONNEG_MIN_EPS,
-    LOOSE_ROW_LOG,
     LP_ORDER,
-    RECIPROCAL_KAPPA_TOL,
-    SCALE_FLOOR_LOG,
     SCALE_MIN_EPS,
     SCS_LP_OPTIONS,
     SCS_MAX_ITERS,
@@ -116,103 +108,6 @@ class Backend(Protocol):
     ) -> RawSolution: ...
 
 
-def nonneg_implied(spec: RatioLPSpec) -> bool:
-    """True if the ratio rows imply z ≥ 0 for ε > 0: every variable is the source of a row whose reverse
-    exists with κ_p κ_p' = 1 (then z_s ≤ rκ z_d ≤ r² z_s, so z_s ≥ 0 when r > 1)."""
-    if "nonneg_implied" not in spec.cache:
-        from ..ipm.rows import reverse_pairs
-
-        ok = spec.P > 0 and bool(np.all(np.isfinite(spec.log_kappa)))
-        if ok:
-            rev, has = reverse_pairs(spec.src, spec.dst, spec.K)
-            paired = has & (np.abs(spec.log_kappa + spec.log_kappa[rev]) <= RECIPROCAL_KAPPA_TOL)
-            covered = np.zeros(spec.K, dtype=bool)
-            covered[spec.src[paired]] = True
-            ok = bool(covered.all())
-        spec.cache["nonneg_implied"] = ok
-    return spec.cache["nonneg_implied"]
-
-
-# ------------------------------------------------------------------------------------------------ scaling
-@dataclass(frozen=True)
-class _Scaled:
-    """The LP in v = z/s: objective ω c∘s, equalities A diag(s), balanced ratio rows, and the way back."""
-
-    s: np.ndarray
-    q: np.ndarray  # objective
-    eq_data: np.ndarray  # coefficient of v_j in its group row (= s_j)
-    a_src: np.ndarray  # coefficient of v[src_p] in row p
-    a_dst: np.ndarray  # coefficient of v[dst_p] in row p (negative)
-    rho: np.ndarray  # original row = rho_p · balanced row
-    omega: float
-    keep: np.ndarray  # indices of the ratio rows given to the back end
-
-    def unscale(self, v: np.ndarray, nu_s: np.ndarray, lam_s: np.ndarray) -> tuple:
-        lam = np.zeros(self.rho.size)
-        lam[self.keep] = lam_s / (self.omega * self.rho[self.keep])
-        return self.s * v, nu_s / self.omega, lam
-
-    @property
-    def all_rows(self) -> bool:
-        return self.keep.size == self.rho.size
-
-
-def _scaled(
-    spec: RatioLPSpec, eps: float, scale: bool | None = None, loosen: bool = True, alternative: bool = False
-) -> _Scaled:
-    level = max(0.0, eps - spec.eps_min)  # PD-I: the profile of the slack ε − ε_X, not of ε
-    if alternative and spec.alt_log_scale is not None:  # the program's own scaling, at every ε
-        ls = np.maximum(np.asarray(spec.alt_log_scale(eps), dtype=float), SCALE_FLOOR_LOG)
-        scale = True
-    else:
-        if scale is None:
-            scale = level >= min(SCALE_MIN_EPS, spec.scale_from)
-        ls = (
-            np.maximum(np.asarray(spec.log_profile(level), dtype=float), SCALE_FLOOR_LOG)
-            if scale
-            else np.zeros(spec.K)
-        )
-    s = np.exp(ls)
-    x = eps + spec.log_kappa
-    ell = 0.5 * (ls[spec.src] - x - ls[spec.dst])
-    rho = np.exp(0.5 * (ls[spec.src] + x + ls[spec.dst]))
-    q = spec.c * s
-    top = float(q.max(initial=0.0))
-    omega = 1.0 / top if top > 0 else 1.0
-    # rows v_src ≤ e^{−2ℓ} v_dst with a huge factor cannot bind at an O(1) point: left out (a relaxation; the
-    # exact repair restores them and the safe bound holds for the relaxation's multipliers)
-    keep = np.flatnonzero(-2.0 * ell <= LOOSE_ROW_LOG) if (scale and loosen) else np.arange(spec.P)
-    return _Scaled(s, q * omega, s, np.exp(ell[keep]), -np.exp(-ell[keep]), rho, omega, keep)
-
-
-def _stacked(spec: RatioLPSpec, sc: _Scaled, drop_nonneg: bool) -> tuple[sp.csc_matrix, np.ndarray, int, int]:
-    """``[A diag(s); balanced ratio rows; −I]`` in CSC, its right-hand side, #equalities, #inequalities."""
-    K, G = spec.K, spec.G
-    P = sc.keep.size
-    rows = [spec.group, G + np.arange(P), G + np.arange(P)]
-    cols = [np.arange(K), spec.src[sc.keep], spec.dst[sc.keep]]
-    vals = [sc.eq_data, sc.a_src, sc.a_dst]
-    n_ineq = P
-    if not drop_nonneg:
-        rows.append(G + P + np.arange(K))
-        cols.append(np.arange(K))
-        vals.append(-np.ones(K))
-        n_ineq += K
-    M = sp.csc_matrix(
-        (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(G + n_ineq, K)
-    )
-    M.sum_duplicates()
-    M.sort_indices()
-    rhs = np.concatenate([spec.b, np.zeros(n_ineq)])
-    return M, rhs, G, n_ineq
-
-
-def _drop(spec: RatioLPSpec, eps: float, sc: _Scaled | None = None) -> bool:
-    if sc is not None and not sc.all_rows:
-        return False
-    return eps >= IMPLIED_NONNEG_MIN_EPS and nonneg_implied(spec)
-
-
 def _require_backend_memory(spec: RatioLPSpec, name: str, *, highs: bool = False) -> None:
     """Skip (BackendError, before anything is built) a back end on a reduced LP whose predicted memory exceeds
     the memory budget: a sparse LDLᵀ (:func:`problems.solvers.kkt_memory.predicted_ldl_memory`) or, with
@@ -253,9 +148,9 @@ class _DirectConic:
 
     alternative = False
 
-    def data(self, spec: RatioLPSpec, eps: float) -> tuple[_Scaled, sp.csc_matrix, np.ndarray, int, int]:
-        sc = _scaled(spec, eps, alternative=self.alternative)
-        return (sc, *_stacked(spec, sc, _drop(spec, eps, sc)))
+    def data(self, spec: RatioLPSpec, eps: float) -> tuple[ScaledLP, sp.csc_matrix, np.ndarray, int, int]:
+        sc = scaled_lp(spec, eps, alternative=self.alternative)
+        return (sc, *stacked(spec, sc, drop_nonneg(spec, eps, sc)))
 
 
 class ClarabelBackend(_DirectConic):
@@ -369,32 +264,27 @@ class HighsBackend:
         # At large ε its absolute tolerances can then stop far from the optimum (contagious PD-DP, n = 30,
         # ε = 20: 6 % above it); where the chain's certificate rejects that point and the programs scale
         # (ε − ε_min ≥ SCALE_MIN_EPS), the LP in E_d-scaled columns is solved as well and kept if it is proved.
-        level = max(0.0, eps - spec.eps_min)
+        # A reduced LP's chain runs that solve as an attempt of its own (HIGHS-SCALED, after the block method).
         left = time_limit - (time.perf_counter() - t0)
-        if enough is None or left <= 0 or level < min(SCALE_MIN_EPS, spec.scale_from):
+        if enough is None or left <= 0 or spec.dense is None or not scales(spec, eps):
             return raw
         if enough(raw.z, raw.nu, raw.lam):
             return raw
         try:
             scaled = self._solve(spec, eps, left, scale=True)
         except BackendError:
-            return raw
-        if enough(scaled.z, scaled.nu, scaled.lam):
-            return RawSolution(
-                scaled.z,
-                scaled.nu,
-                scaled.lam,
-                scaled.status + " (E_d-scaled columns)",
-                scaled.iterations,
-                time.perf_counter() - t0,
+            scaled = None
+        if scaled is not None and enough(scaled.z, scaled.nu, scaled.lam):
+            return replace(
+                scaled, status=scaled.status + " (E_d-scaled columns)", seconds=time.perf_counter() - t0
             )
-        return raw
+        return replace(raw, seconds=time.perf_counter() - t0)  # the attempt's time includes the scaled solve
 
     def _solve(self, spec: RatioLPSpec, eps: float, time_limit: float, scale: bool) -> RawSolution:
         from scipy.optimize import linprog
 
         t0 = time.perf_counter()
-        sc = _scaled(spec, eps, scale=scale)
+        sc = scaled_lp(spec, eps, scale=scale)
         K, P = spec.K, sc.keep.size
         rows = np.arange(P)
         src, dst = spec.src[sc.keep], spec.dst[sc.keep]
@@ -428,6 +318,28 @@ class HighsBackend:
         z, nu, lam = sc.unscale(np.asarray(res.x, dtype=float), nu_s, lam_s)
         status = "optimal" if res.status == 0 else f"status {res.status}: {res.message}"
         return RawSolution(z, nu, lam, status, int(getattr(res, "nit", 0) or 0), time.perf_counter() - t0)
+
+
+class HighsScaledBackend(HighsBackend):
+    """HiGHS on the LP in E_d-scaled columns (where the programs scale, ε − ε_min ≥ :data:`SCALE_MIN_EPS`).
+
+    A reduced LP's chain tries it after the block method: at large ε HiGHS's absolute tolerances can stop far
+    from the optimum of the unscaled LP (contagious PD-DP, n = 30, ε = 20: 6 % above it), and in these columns
+    every variable is O(1) at the optimum.  Below the threshold it is not run."""
+
+    name = "HIGHS-SCALED"
+
+    def solve(
+        self, spec: RatioLPSpec, eps: float, *, time_limit: float, enough: Enough | None = None
+    ) -> RawSolution:
+        if not scales(spec, eps):
+            raise BackendError(
+                f"not run: the LP is solved in E_d-scaled columns from ε − ε_min ≥ "
+                f"{min(SCALE_MIN_EPS, spec.scale_from):g}"
+            )
+        _require_backend_memory(spec, "HiGHS", highs=True)
+        raw = self._solve(spec, eps, time_limit, scale=True)
+        return replace(raw, status=raw.status + " (E_d-scaled columns)")
 
 
 class CvxpyBackend:
@@ -488,7 +400,7 @@ class CvxpyBackend:
 
         _require_backend_memory(spec, f"CVXPY + {self.solver}")
         t0 = time.perf_counter()
-        sc = _scaled(spec, eps, loosen=False)
+        sc = scaled_lp(spec, eps, loosen=False)
         scaled = not np.all(sc.s == 1.0)
         if scaled:
             problem, v, q, s, a1, a2, eq, ratio = self._scaled_problem(spec)
@@ -594,7 +506,9 @@ class BlockBackend:
 
         def run(lp: RatioLPSpec, level: float, limit: float, stop: Enough | None, **kw) -> tuple:  # noqa: ANN003
             threads = 1 if lp.K < BLOCK_THREADS_MIN_VARIABLES else None
-            return run_block_lp(lp, level, limit, stop, bounded=not _drop(lp, level), threads=threads, **kw)
+            return run_block_lp(
+                lp, level, limit, stop, bounded=not drop_nonneg(lp, level), threads=threads, **kw
+            )
 
         t0 = time.perf_counter()
         probe = None
@@ -621,6 +535,7 @@ BACKENDS: dict[str, type] = {
     "CLARABEL": ClarabelBackend,
     "CLARABEL-ALT": ClarabelAltBackend,
     "HIGHS": HighsBackend,
+    "HIGHS-SCALED": HighsScaledBackend,
     "SCS": ScsBackend,
     "CVXPY": CvxpyBackend,
     "STRUCTURED": StructuredBackend,
@@ -651,25 +566,32 @@ def check_solver(name: str | None) -> str | None:
     return None if name is None else backend(name).name
 
 
-def default_order(spec: RatioLPSpec, prefer: str | None = None) -> list[str]:
+def default_order(spec: RatioLPSpec, prefer: str | Sequence[str] | None = None) -> list[str]:
     """The chain tried when no solver is named: a structure-exploiting method first where it pays, then
     Clarabel, HiGHS, the block method (reduced LPs only: its own multipliers certify contagious PD-DP at
-    ε = 10, n = 20, where HiGHS's absolute dual tolerance leaves the bound 4e-5 short) and SCS; reduced LPs above
-    :data:`~problems.solvers.settings.HIGHS_AFTER_BLOCK_FROM` variables try the block method before HiGHS."""
+    ε = 10, n = 20, where HiGHS's absolute dual tolerance leaves the bound 4e-5 short), HiGHS in E_d-scaled
+    columns (reduced LPs at large ε) and SCS; reduced LPs above
+    :data:`~problems.solvers.settings.HIGHS_AFTER_BLOCK_FROM` variables try the block method before HiGHS.
+    ``prefer`` (a back end or a sequence of them) is the program's own first choice, tried first."""
     order = list(LP_ORDER)
     if spec.dense is None and spec.K > HIGHS_AFTER_BLOCK_FROM:  # a large reduced LP: the block method first
         order.remove("HIGHS")
         order.insert(order.index("BLOCK") + 1, "HIGHS")
+    if spec.dense is None:  # HiGHS in E_d-scaled columns (large ε only), after the block method and HiGHS
+        order.insert(max(order.index("BLOCK"), order.index("HIGHS")) + 1, "HIGHS-SCALED")
     if spec.alt_log_scale is not None:
         order.insert(1, "CLARABEL-ALT")
     if prefer is not None:
-        return [prefer] + [o for o in order if o != prefer]
+        first = [prefer] if isinstance(prefer, str) else list(prefer)
+        return first + [o for o in order if o not in first]
     if spec.dense is not None and spec.dense.N >= STRUCTURED_MIN_N:
         return ["STRUCTURED", *order]
     return order
 
 
-def resolve_order(spec: RatioLPSpec, solver: str | None, prefer: str | None = None) -> list[Backend]:
+def resolve_order(
+    spec: RatioLPSpec, solver: str | None, prefer: str | Sequence[str] | None = None
+) -> list[Backend]:
     """The back ends to try: the named ``solver`` first (validated), then the rest of the default chain."""
     names = default_order(spec, prefer)
     if solver is not None:

@@ -83,8 +83,8 @@ NEAR_MISS_SECONDS: Final = 60.0
 NEAR_MISS_FACTOR: Final = 20.0
 #: After the status rule certifies a point by its absolute tolerance alone (an optimum near zero, bounds within
 #: :data:`~problems.lp.status.ABSOLUTE_GAP` but not within the relative one), the chain still tries to prove the
-#: value to the relative tolerance, but each later attempt gets at most max(SETTLED_SECONDS, SETTLED_FACTOR ×
-#: the point's time so far), and SCS (first-order, accurate to about its ``eps_abs`` = 1e-10 only, above the
+#: value to the relative tolerance, but the later attempts together get at most max(SETTLED_SECONDS,
+#: SETTLED_FACTOR × the point's time until it was settled), and SCS (first-order, accurate to about its ``eps_abs`` = 1e-10 only, above the
 #: gap already proved) is not run.  Measured, contagious PD-DP, n = 30, ε = 30: SCS ran 14 s there to improve
 #: nothing; CLARABEL-ALT still refines PD-I at ε = 40 (n = 30) from 1e-13 absolute to 1e-6 relative in 0.06 s.
 SETTLED_SECONDS: Final = 2.0
@@ -98,7 +98,9 @@ SCS_TIME_LIMIT: Final = 120.0
 # ------------------------------------------------------------------------------------------ solver orders
 #: The LP chain when no solver is named: Clarabel, HiGHS, the block method (reduced LPs only; a back end that
 #: does not support the LP is skipped), SCS (:func:`problems.solvers.backends.default_order` puts CLARABEL-ALT
-#: second where the program has its own scaling, and STRUCTURED first for large dense LPs).
+#: second where the program has its own scaling, HIGHS-SCALED after the block method for reduced LPs, and
+#: STRUCTURED first for large dense LPs; a program may put its own choices first, as the m = 2 reduced programs
+#: do at large ε: :meth:`problems.orbit.programs.ReducedPDDP._lp_backend`).
 LP_ORDER: Final = ("CLARABEL", "HIGHS", "BLOCK", "SCS")
 #: Reduced LPs with more variables than this try the block method before HiGHS (measured: contagious (0.2) PD-DP
 #: at n = 100, ε = 10, 176 851 variables: HiGHS's re-solve ran 10 minutes without a certificate, the block method

@@ -121,3 +121,25 @@ def test_pd_i_one_ulp_below_eps_X_is_proved_infeasible(prior):
 )
 def test_contagious_n30_matches_independent_highs(program, eps):
     _check(program, CONTAGIOUS, 30, eps)
+
+
+# ----------------------------------------------------------------------------------------- large ε, m = 2
+@pytest.mark.parametrize(
+    "prior,eps",
+    [
+        pytest.param("mixture:0.5,0.5/0.8,0.2/0.3,0.7", 10.0, id="mixture-eps10"),
+        pytest.param("contagious:0.2", 10.0, id="contagious-eps10"),
+        pytest.param("mixture:0.5,0.5/0.8,0.2/0.3,0.7", 20.0, id="mixture-eps20"),
+    ],
+)
+def test_large_eps_tries_highs_then_the_block_method(prior, eps):
+    """m = 2 at ε ≥ 6: HiGHS's simplex first (the optimum is near the identity), the block method next (its
+    multipliers prove values that HiGHS's absolute tolerances leave short); certified and equal to the
+    independently built LP."""
+    from problems.orbit import ReducedPDDP
+
+    res = ReducedPDDP(parse_symmetric_prior(prior, 30, 2)).solve(eps, method="lp")
+    names = [name for name, _ in res.stats.attempts]
+    assert names[0] == "HIGHS" and res.stats.solver in ("HIGHS", "BLOCK"), names
+    assert names[: names.index(res.stats.solver) + 1] in (["HIGHS"], ["HIGHS", "BLOCK"]), names
+    _check("pd-dp", prior, 30, eps)
