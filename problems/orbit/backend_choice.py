@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
-from ..solvers.settings import LAYERED_MIN_VARIABLES, SMALL_LP_SIZE
+from ..solvers.settings import (
+    LAYERED_MIN_VARIABLES,
+    PDI_BLOCK_MARGIN,
+    PDI_HIGHS_SLACK,
+    SCALE_MIN_EPS,
+    SMALL_LP_SIZE,
+)
 
-__all__ = ["choose_backend"]
+__all__ = ["choose_backend", "first_backends"]
 
 
 def choose_backend(reduction: str, m: int, variables: int) -> str:
@@ -17,11 +23,42 @@ def choose_backend(reduction: str, m: int, variables: int) -> str:
     (:mod:`problems.ipm.layered`) and the block method is chosen above :data:`LAYERED_MIN_VARIABLES` variables
     (n ≥ 20): at n = 50 it certifies in seconds where Clarabel's multipliers leave a gap of 2e-6 (i.i.d.
     (0.3, 0.7), PD-DP at ε = 2.2: 4.6 s against 363 s and ``inaccurate``).  For ε ≥
-    :data:`~problems.solvers.settings.SCALE_MIN_EPS` the m = 2 programs start with Clarabel on the scaled LP
-    instead (the block method has no column scaling).
+    :data:`~problems.solvers.settings.SCALE_MIN_EPS` the m = 2 programs start otherwise (:func:`first_backends`).
     """
     if reduction == "joint-type" and m >= 3 and variables > SMALL_LP_SIZE:
         return "block"
     if reduction == "joint-type" and m == 2 and variables > LAYERED_MIN_VARIABLES:
         return "block"
     return "clarabel"
+
+
+def first_backends(
+    backend: str, m: int, eps: float, *, eps_X: float | None = None, at_boundary: bool = False
+) -> str | tuple[str, ...]:
+    """The back ends the reduced LP at ε tries first, given the program's choice ``backend``
+    (:func:`choose_backend`); ``eps_X`` is PD-I's ε_X (None for PD-DP and R-PD) and ``at_boundary`` whether ε is
+    so close to it that the feasible set has no interior.  Measured (``docs/benchmarks.md``, large ε):
+
+    * PD-I at and just above ε_X (and for m ≥ 3 below ε_X + :data:`PDI_BLOCK_MARGIN`): Clarabel — the block method
+      would stall and fall back anyway (``docs/orbit_reduction.md`` §10);
+    * m = 2 PD-I whose ε and ε_X are both at least :data:`SCALE_MIN_EPS` (contagious priors: coefficients spanning
+      e^{±ε_X}): Clarabel, then its joint scaling (CLARABEL-ALT, next in the chain);
+    * m = 2 PD-I from ε_X + :data:`PDI_HIGHS_SLACK`: HiGHS, HiGHS in E_d-scaled columns, the block method (n = 100,
+      ε_X + 5, i.i.d. (0.3, 0.7): 9.6 s against 141 s; ε_X + 10, README mixture: 7.3 s against 58 s);
+    * m = 2 from ε = :data:`SCALE_MIN_EPS`: HiGHS, then the block method.  The optimum is near the identity and
+      HiGHS's simplex answers in about a second where its tolerances suffice (n = 60: i.i.d. and mixture PD-DP at
+      ε = 10 in 0.7 s); where they do not (contagious PD-DP, value 2e-3 at ε = 10: HiGHS's point 1.7e-4 above the
+      optimum) the block method's multipliers certify (4.3 s), where Clarabel's did not (31 s before).
+    """
+    if backend != "block":
+        return backend
+    if eps_X is not None:
+        if at_boundary or (m >= 3 and eps - eps_X < PDI_BLOCK_MARGIN):
+            return "clarabel"
+        if m == 2 and min(eps, eps_X) >= SCALE_MIN_EPS:
+            return "clarabel"
+        if m == 2 and eps - eps_X >= PDI_HIGHS_SLACK:
+            return ("highs", "highs-scaled", "block")
+    if m == 2 and eps >= SCALE_MIN_EPS:
+        return ("highs", "block")
+    return backend

@@ -64,10 +64,9 @@ from ..solvers.settings import (
     INTERIOR_MARGIN,
     LAYERED_MIN_VARIABLES,
     PDI_BLOCK_MARGIN,
-    SCALE_MIN_EPS,
     UNIT_ROUNDOFF,
 )
-from .backend_choice import choose_backend
+from .backend_choice import choose_backend, first_backends
 from .boundary_band import BAND_LP_MAX_VARIABLES, band_answer
 from .constant_output import constant_output_blocks, type_law_margin
 from .lift import _lift_matrix, _log_distance_counts, _type_channel, lift_mechanism, sample  # noqa: F401
@@ -468,12 +467,8 @@ class _PriorProgram(_Base):
         return None
 
     def _lp_backend(self, eps: float) -> str | tuple[str, ...]:
-        """The back ends tried first: the program's, but for m = 2 at ε ≥ :data:`SCALE_MIN_EPS` HiGHS (the optimum
-        is near the identity: about a second where its tolerances suffice), then the block method (small values,
-        contagious priors; Clarabel's points do not certify there: ``docs/benchmarks.md``, large ε)."""
-        if self.backend == "block" and self.m == 2 and eps >= SCALE_MIN_EPS:
-            return ("highs", "block")
-        return self.backend
+        """The back ends the LP at ε tries first (:func:`~problems.orbit.backend_choice.first_backends`)."""
+        return first_backends(self.backend, self.m, eps)
 
 
 class ReducedPDDP(_PriorProgram):
@@ -612,14 +607,11 @@ class ReducedPDI(_PriorProgram):
         )
 
     def _lp_backend(self, eps: float) -> str | tuple[str, ...]:
-        """At and just above ε_X the feasible set has (almost) no interior: the block method would stall and fall
-        back anyway (measured, docs/orbit_reduction.md §10), so Clarabel solves these directly."""
-        at_boundary = eps - self.eps_X <= INTERIOR_MARGIN * (1.0 + abs(eps))  # no interior (solvers.chain)
-        if self.backend == "block" and (at_boundary or (self.m >= 3 and eps - self.eps_X < PDI_BLOCK_MARGIN)):
-            return "clarabel"
-        if self.backend == "block" and self.m == 2 and min(eps, self.eps_X) >= SCALE_MIN_EPS:
-            return "clarabel"  # coefficients spanning e^{±ε_X} (contagious priors): Clarabel, then its joint scaling
-        return super()._lp_backend(eps)
+        """The back ends the LP at ε tries first (:func:`~problems.orbit.backend_choice.first_backends`)."""
+        at_boundary = eps - self.eps_X <= INTERIOR_MARGIN * (
+            1.0 + abs(eps)
+        )  # no interior, as in solvers.chain
+        return first_backends(self.backend, self.m, eps, eps_X=self.eps_X, at_boundary=at_boundary)
 
     def solve(
         self, eps: float, *, solver: str | None = None, method: str = "auto", path: str | None = None

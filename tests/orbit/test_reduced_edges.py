@@ -143,3 +143,36 @@ def test_large_eps_tries_highs_then_the_block_method(prior, eps):
     assert names[0] == "HIGHS" and res.stats.solver in ("HIGHS", "BLOCK"), names
     assert names[: names.index(res.stats.solver) + 1] in (["HIGHS"], ["HIGHS", "BLOCK"]), names
     _check("pd-dp", prior, 30, eps)
+
+
+@pytest.mark.parametrize("slack", [5.0, 10.0])
+def test_pd_i_far_above_eps_X_tries_highs_first(slack):
+    """m = 2 PD-I from ε_X + 5: HiGHS, then HiGHS in E_d-scaled columns, then the block method; certified and
+    equal to the independently built LP."""
+    from problems.orbit import ReducedPDI
+
+    prog = ReducedPDI(parse_symmetric_prior("iid:0.3,0.7", 30, 2))
+    eps = prog.eps_X + slack
+    res = prog.solve(eps, method="lp")
+    names = [name for name, _ in res.stats.attempts]
+    assert names[0] == "HIGHS" and names[: names.index(res.stats.solver) + 1] in (
+        ["HIGHS"],
+        ["HIGHS", "HIGHS-SCALED"],
+        ["HIGHS", "HIGHS-SCALED", "BLOCK"],
+    ), names
+    _check("pd-i", "iid:0.3,0.7", 30, eps)
+
+
+def test_first_backends_by_regime():
+    """The measured choice of the back ends tried first (``problems.orbit.backend_choice.first_backends``)."""
+    from problems.orbit.backend_choice import first_backends
+
+    assert first_backends("clarabel", 2, 10.0) == "clarabel"  # a program that does not choose the block method
+    assert first_backends("block", 2, 1.0) == "block"
+    assert first_backends("block", 2, 6.0) == ("highs", "block")
+    assert first_backends("block", 3, 10.0) == "block"
+    assert first_backends("block", 2, 1.2, eps_X=1.0, at_boundary=True) == "clarabel"
+    assert first_backends("block", 3, 1.1, eps_X=1.0) == "clarabel"
+    assert first_backends("block", 2, 40.0, eps_X=39.5) == "clarabel"  # contagious: e^{±ε_X} coefficients
+    assert first_backends("block", 2, 6.0, eps_X=0.85) == ("highs", "highs-scaled", "block")
+    assert first_backends("block", 2, 3.0, eps_X=0.85) == "block"
