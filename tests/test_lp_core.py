@@ -370,3 +370,30 @@ def test_a_vertex_with_entries_below_the_back_ends_accuracy_is_repaired_without_
     assert zr is not None and t == 0.0
     assert abs(upper_bound(spec, zr) - value) <= 1e-8 * value
     assert _exact_rows_hold(spec, zr, eps)
+
+
+def test_verify_does_not_trust_rounding_below_the_normal_range():
+    """A row z_0 ≤ e^{−1e-5} z_1 with z_0 = z_1 = 1e-320 (subnormal) is violated exactly, but e^{−1e-5}·1e-320
+    rounds back to 1e-320 (the subnormal step is 5e-324): the relative margins alone would accept it.  The same row
+    at normal magnitudes is refused, and z_0 = 0 is accepted."""
+    from problems.lp.bounds import verify
+    from problems.lp.spec import RatioLPSpec
+
+    def spec_for(log_kappa: float) -> RatioLPSpec:
+        return RatioLPSpec(
+            c=np.zeros(3),
+            group=np.zeros(3, dtype=int),
+            b=np.ones(1),
+            src=np.array([0]),
+            dst=np.array([1]),
+            log_kappa=np.array([log_kappa]),
+            program="test",
+            log_profile=lambda e: np.zeros(3),
+        )
+
+    spec = spec_for(-1e-5)
+    assert 1e-320 * math.exp(-1e-5) == 1e-320  # the rounding this test is about
+    assert not verify(spec, np.array([1e-320, 1e-320, 1.0]), 0.0)
+    assert not verify(spec, np.array([1e-3, 1e-3, 1.0]), 0.0)
+    assert verify(spec, np.array([0.0, 1e-320, 1.0]), 0.0)
+    assert verify(spec_for(1e-5), np.array([1e-3, 1e-3, 1.0]), 0.0)  # slack 1e-5 relative: feasible

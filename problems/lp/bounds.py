@@ -52,6 +52,11 @@ __all__ = [
 _U = UNIT_ROUNDOFF
 
 
+#: Absolute margin of :func:`verify` per unit of normalisation factor: sixteen smallest subnormal steps (2^-1074),
+#: more than the rounding of the four products of a row's right-hand side and the two of its left-hand side.
+_SUBNORMAL_MARGIN = 2.0**-1070
+
+
 def _gamma(k):  # noqa: ANN001, ANN202 - int or array
     """A generous bound (2(k+2)u) on the relative error of a k-term float sum or product chain."""
     return 2.0 * (np.asarray(k, dtype=float) + 2.0) * _U
@@ -117,7 +122,10 @@ def verify(spec: RatioLPSpec, z: np.ndarray, eps: float) -> bool:
     gs, gd = spec.group[spec.src], spec.group[spec.dst]
     lhs = z[spec.src] * (spec.b[gs] / s_lo[gs]) * (1 + 8 * _U)
     rhs = rk * (1 - rel) * z[spec.dst] * (spec.b[gd] / s_hi[gd]) * (1 - 8 * _U)
-    return bool(np.all(lhs <= rhs))
+    # the margins above are relative; below the normal range (2^-1022) rounding is absolute, up to half a
+    # subnormal step per product, so a row with z[s_p] > 0 also needs an absolute margin (it matters only there)
+    tiny = _SUBNORMAL_MARGIN * max(1.0, float(np.max(spec.b / s_lo)))
+    return bool(np.all((z[spec.src] == 0.0) | (lhs + tiny <= rhs)))
 
 
 def upper_bound(spec: RatioLPSpec, z: np.ndarray) -> float:

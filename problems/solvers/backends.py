@@ -38,7 +38,7 @@ import scipy.sparse as sp
 from ..errors import InvalidInputError
 from ..lp.spec import RatioLPSpec
 from . import settings
-from .scaled_lp import ScaledLP, drop_nonneg, nonneg_implied, scaled_lp, scales, stacked
+from .scaled_lp import ScaledLP, drop_nonneg, nonneg_implied, scaled_lp, scales, stacked  # noqa: F401
 from .settings import (
     CLARABEL_LP_LOOSE,
     CLARABEL_LP_OPTIONS,
@@ -68,7 +68,6 @@ __all__ = [
     "backend",
     "default_order",
     "resolve_order",
-    "nonneg_implied",
     "check_solver",
 ]
 

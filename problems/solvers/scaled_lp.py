@@ -1,6 +1,6 @@
 r"""The ratio LP in scaled columns: the common form of the sparse back ends (:mod:`problems.solvers.backends`).
 
-**Scaling for large ε.**  The optimal z has entries of size e^{−ε·d}.  For ε ≥ :data:`SCALE_MIN_EPS` the
+**Scaling for large ε.**  The optimal z has entries of size e^{−ε·d}.  For ε ≥ :data:`~problems.solvers.settings.SCALE_MIN_EPS` the
 sparse back ends solve the LP in :math:`v = z / s` with :math:`s` the exponential mechanism E_d at ε
 (``spec.log_profile``), so every variable is O(1) at the optimum; the objective is divided by its largest
 coefficient and every ratio row by :math:`\sqrt{s_{s_p}\,e^\epsilon\kappa_p\,s_{d_p}}` (its two coefficients

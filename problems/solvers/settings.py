@@ -154,7 +154,7 @@ SCALE_MIN_EPS: Final = 6.0
 SCALE_FLOOR_LOG: Final = -600.0
 #: In the scaled LP, ratio rows v_s ≤ f·v_d with ln f above this are left out (f = 1e12).
 LOOSE_ROW_LOG: Final = math.log(1e12)
-#: The rows z ≥ 0 are left out when implied (:func:`problems.solvers.backends.nonneg_implied`) from this ε on.
+#: The rows z ≥ 0 are left out when implied (:func:`problems.solvers.scaled_lp.nonneg_implied`) from this ε on.
 IMPLIED_NONNEG_MIN_EPS: Final = 0.05
 #: Two ratio rows are each other's reverse when ``abs(ln κ_p + ln κ_p')`` is at most this.
 RECIPROCAL_KAPPA_TOL: Final = 1e-9
