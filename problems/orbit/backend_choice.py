@@ -44,7 +44,7 @@ def first_backends(
     * m = 2 PD-I whose ε and ε_X are both at least :data:`SCALE_MIN_EPS` (contagious priors: coefficients spanning
       e^{±ε_X}): Clarabel, then its joint scaling (CLARABEL-ALT, next in the chain);
     * m = 2 PD-I from ε_X + :data:`PDI_HIGHS_SLACK`: HiGHS, HiGHS in E_d-scaled columns, the block method (n = 100,
-      ε_X + 5, i.i.d. (0.3, 0.7): 9.6 s against 141 s; ε_X + 10, README mixture: 7.3 s against 58 s);
+      ε_X + 5, i.i.d. (0.3, 0.7): 10 s against 141–396 s; ε_X + 10, README mixture: 7–25 s against 58–310 s);
     * m = 2 from ε = :data:`SCALE_MIN_EPS`: HiGHS, then the block method.  The optimum is near the identity and
       HiGHS's simplex answers in about a second where its tolerances suffice (n = 60: i.i.d. and mixture PD-DP at
       ε = 10 in 0.7 s); where they do not (contagious PD-DP, value 2e-3 at ε = 10: HiGHS's point 1.7e-4 above the
