@@ -167,7 +167,9 @@ def test_first_backends_by_regime():
     """The measured choice of the back ends tried first (``problems.orbit.backend_choice.first_backends``)."""
     from problems.orbit.backend_choice import first_backends
 
-    assert first_backends("clarabel", 2, 10.0) == "clarabel"  # a program that does not choose the block method
+    assert (
+        first_backends("clarabel", 2, 10.0) == "clarabel"
+    )  # a program that does not choose the block method
     assert first_backends("block", 2, 1.0) == "block"
     assert first_backends("block", 2, 6.0) == ("highs", "block")
     assert first_backends("block", 3, 10.0) == "block"
