@@ -178,3 +178,18 @@ def test_first_backends_by_regime():
     assert first_backends("block", 2, 40.0, eps_X=39.5) == "clarabel"  # contagious: e^{±ε_X} coefficients
     assert first_backends("block", 2, 6.0, eps_X=0.85) == ("highs", "highs-scaled", "block")
     assert first_backends("block", 2, 3.0, eps_X=0.85) == "block"
+
+
+@pytest.mark.parametrize("program", ["pd-dp", "pd-i"])
+@pytest.mark.parametrize("eps", [1e-12, 1e-9])
+def test_uniform_prior_at_a_vanishing_eps_on_the_lp_path(program, eps):
+    """nε ≤ 1e-7 with ``method="lp"`` and the uniform prior (whose reduced LP is over distances, without joint
+    types): the closed form answers (it raised an AssertionError from the joint-type constant mechanism).  Checked
+    against n e^{−ε}/(1 + e^{−ε}), Theorem 1's h(ε) for m = 2 written out here."""
+    from problems.orbit import ReducedPDDP, ReducedPDI
+
+    cls = ReducedPDI if program == "pd-i" else ReducedPDDP
+    res = cls(parse_symmetric_prior("uniform", 30, 2)).solve(eps, method="lp")
+    h = 30 * math.exp(-eps) / (1 + math.exp(-eps))
+    assert str(res.status) == "optimal"
+    assert res.bounds.lower <= h * (1 + 1e-15) and h * (1 - 1e-15) <= res.bounds.upper
