@@ -435,7 +435,9 @@ class _PriorProgram(_Base):
         if eps == 0.0 or (small_eps(eps, self.n) and getattr(self, "eps_X", 0.0) == 0.0):
             # no interior (or nε ≤ 1e-7): the best constant mechanism; the uniform prior's distance LP has no
             # joint types and its closed form h(ε) holds at every ε
-            return self._distance_theorem(eps) if self.reduction == "distance" else self._constant_theorem(eps)
+            return (
+                self._distance_theorem(eps) if self.reduction == "distance" else self._constant_theorem(eps)
+            )
         if method == "theorem":
             raise InvalidInputError(
                 f"no theorem answers {self.program} for the prior {self.prior.name} at ε = {eps:g}: the theorem path "
