@@ -335,15 +335,16 @@ def test_repair_of_rows_broken_only_on_tiny_entries_costs_nothing():
 
 
 def _exact_rows_hold(spec, z: np.ndarray, eps: float) -> bool:  # noqa: ANN001
-    """Every ratio row of the exact normalisation z·b_g/s_g in rational arithmetic, e^{ε + ln κ} bounded below
-    by a float rounded down twice (an independent check of ``verify``)."""
+    """Every ratio row of the exact normalisation z·b_g/s_g in rational arithmetic, against a float below every
+    factor e^{ε + ln κ} that the stored ln κ allows (its error LOG_KAPPA_ERROR = 1e-12; an independent check of
+    ``verify``)."""
     from fractions import Fraction
 
     sums = [Fraction(0)] * spec.G
     for g, v in zip(spec.group.tolist(), z.tolist()):
         sums[g] += Fraction(v)
     scale = [Fraction(b) / s for b, s in zip(spec.b.tolist(), sums)]
-    low = np.exp(eps + spec.log_kappa) * (1 - 1e-12)  # far below e^{ε + ln κ}'s rounding and ln κ's error
+    low = np.exp(eps + spec.log_kappa) * (1 - 1e-12 - 1e-15)  # ln κ's error, then the float rounding
     for s, d, r in zip(spec.src.tolist(), spec.dst.tolist(), low.tolist()):
         lhs = Fraction(z[s]) * scale[spec.group[s]]
         if lhs > 0 and lhs > Fraction(r) * Fraction(z[d]) * scale[spec.group[d]]:
