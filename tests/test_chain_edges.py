@@ -94,3 +94,32 @@ def test_block_method_certifies_contagious_pd_dp(n, eps, scale_rate):
     ref, err = independent.solve_reference(lp, lp.log_scale("E", scale_rate))
     assert sol.bounds.lower - 1e-9 * ref <= ref <= sol.bounds.upper + 1e-9 * ref
     assert abs(sol.value - ref) <= 1e-6 * ref
+
+
+def test_a_loosely_settled_value_keeps_the_full_limit(monkeypatch):
+    """Certified by the absolute tolerance with a value above it and bounds 10 % apart: the later attempts are not
+    cut to the short sharpening budget (the answer may be far from the optimum)."""
+    n, eps = 6, 27.5
+    spec = ReducedPDDP(parse_symmetric_prior("iid:0.3,0.7", n, 2)).lp.spec
+    h = _h(n, eps)  # ≈ 6.9e-12: the optimum for an i.i.d. prior (ε_X = 0), attained by E_d
+    assert h > ABSOLUTE_GAP and 0.1 * h < ABSOLUTE_GAP
+    first, last = _Reference("CLARABEL"), _Reference("HIGHS")
+    monkeypatch.setattr(chain, "resolve_order", lambda *a, **k: [first, last])
+    # 0.9 h is a valid lower bound (Theorem 1: the optimum is h(ε)); with E_d's value the gap is 0.1 h ≤ 1e-12
+    sol = chain.solve(spec, eps, time_limit=100.0, known_lower=0.9 * h)
+    assert str(sol.status) == "optimal" and not refined(sol.bounds.lower, sol.bounds.upper)
+    assert last.limits == [100.0]
+
+
+def test_contagious_pd_dp_at_eps_30_is_sharpened_past_e_d():
+    """m = 2, n = 40, contagious (0.2; 0.3, 0.7), ε = 30: HiGHS settles the point by the absolute tolerance at E_d's
+    value h(ε) (bounds 6 % apart); the block method, now given its full limit, proves a value 6 % below h(ε) to
+    1e-6.  h(ε) is Theorem 1's upper end, the value of E_d (closed form); the lower end h(ε + ε_X) ≈ 1e-26 says
+    little here, so the test checks the bounds' width and that they lie inside the enclosure."""
+    n, eps = 40, 30.0
+    spec = ReducedPDDP(parse_symmetric_prior(CONTAGIOUS, n, 2)).lp.spec
+    sol = chain.solve(spec, eps)
+    h = _h(n, eps)
+    assert str(sol.status) == "optimal"
+    assert refined(sol.bounds.lower, sol.bounds.upper)
+    assert 0.0 < sol.bounds.lower <= sol.value <= sol.bounds.upper <= 0.95 * h

@@ -23,7 +23,7 @@ from ..certificate import Certificate
 from ..lp.bounds import Bounds, LPCertificate, certify, lower_bound
 from ..lp.solution import LPSolution
 from ..lp.spec import RatioLPSpec
-from ..lp.status import RELATIVE_GAP, decide_status, refined
+from ..lp.status import ABSOLUTE_GAP, RELATIVE_GAP, decide_status, refined
 from ..progress import say, ticking
 from .attempts import Attempt
 from .backends import BackendError, resolve_order
@@ -37,6 +37,7 @@ from .settings import (
     NEAR_MISS_SECONDS,
     POINT_BUDGET_FACTOR,
     SETTLED_FACTOR,
+    SETTLED_LOOSE_GAP,
     SETTLED_SECONDS,
     SETTLED_SKIP,
     TIGHTEN_COST,
@@ -130,6 +131,14 @@ _SETTLED_SPENT_REASON = (
 )
 
 
+def _loosely_settled(lower: float, upper: float) -> bool:
+    """Certified by the absolute tolerance, but the value is above that tolerance and its bounds are more than
+    :data:`~problems.solvers.settings.SETTLED_LOOSE_GAP` apart relative: the answer may be far from the optimum
+    (m = 2, n = 60, contagious PD-DP at ε = 30: HiGHS's bounds [5.2777e-12, 5.6146e-12], the optimum 5.2777e-12),
+    so sharpening it is worth the later attempts' full limit."""
+    return upper > ABSOLUTE_GAP and upper - lower > SETTLED_LOOSE_GAP * abs(upper)
+
+
 def _repair_lost(spec: RatioLPSpec, z: np.ndarray | None, lower: float, upper: float, rtol: float) -> bool:
     """True when the back end's own (unverified) value is near the proved lower bound (within NEAR_MISS) but the
     upper bound is not near that value: then an exactly feasible point near it is what is missing."""
@@ -192,7 +201,9 @@ def solve(
     whose first back end is expected to need more; after a near miss — bounds within
     :data:`NEAR_MISS` — the later attempts get at most max(60 s, 20× the near miss's time); once the bounds
     certify the value by the absolute tolerance only, the later attempts together at most max(2 s, 5× the point's
-    time until then), and SCS is not run: :data:`~problems.solvers.settings.SETTLED_SECONDS`); ``known_lower`` is
+    time until then) — unless the value is above that tolerance and its bounds are more than
+    :data:`~problems.solvers.settings.SETTLED_LOOSE_GAP` apart relative — and SCS is not run:
+    :data:`~problems.solvers.settings.SETTLED_SECONDS`); ``known_lower`` is
     a lower bound proved by a closed form.  The whole point gets at most :data:`POINT_BUDGET_FACTOR` times the
     per-attempt limit; an attempt is cut to what is left of it, and attempts after it is spent are recorded as not
     run.  With the ticker on (:func:`problems.progress.enable_ticker`, as the command line does) an LP from
@@ -255,12 +266,14 @@ def solve(
             if be.name in SETTLED_SKIP:
                 attempts.append(Attempt(be.name, "not run: " + _SETTLED_SKIP_REASON, 0.0))
                 continue
-            if settled_until == math.inf:
-                settled_until = t0 + max(SETTLED_SECONDS, SETTLED_FACTOR * (t0 - start))
-            if settled_until - t0 <= 0:
-                attempts.append(Attempt(be.name, "not run: " + _SETTLED_SPENT_REASON, 0.0))
-                continue
-            limit = min(limit, settled_until - t0)
+            # (a value above the tolerance proved only loosely keeps the full limit: _loosely_settled)
+            if not _loosely_settled(best_lo, best_up):
+                if settled_until == math.inf:
+                    settled_until = t0 + max(SETTLED_SECONDS, SETTLED_FACTOR * (t0 - start))
+                if settled_until - t0 <= 0:
+                    attempts.append(Attempt(be.name, "not run: " + _SETTLED_SPENT_REASON, 0.0))
+                    continue
+                limit = min(limit, settled_until - t0)
         try:
             raw = run(be, eps, why, k)
         except BackendError as exc:

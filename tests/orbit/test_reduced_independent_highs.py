@@ -11,15 +11,17 @@ u_t ≤ e^ε (M_t/M_t') u_t' (PD-DP) or u_t ≤ e^ε (M_t/M_t') (p_X(x_t')/p_X(x
 Numerics of the reference.  The optimum spans many orders of magnitude (about n·e^{−ε}, so 1e-21 at ε = 50),
 which a plain HiGHS call on u cannot resolve (its tolerances are absolute, 1e-10 here).  The reference
 therefore solves the same LP in scaled columns u = s∘v, normalised so that the largest entry of every
-normalisation row is 1, with the objective divided by its largest coefficient.  Scalings tried, in order:
+normalisation row is 1, with the objective divided by its largest coefficient.  Scalings tried:
 s ∝ M·e^{−λd} with λ = ε (PD-DP) or max(ε − ε_X, 0) (PD-I) (the exponential mechanism at the largest level
-that is feasible); for PD-I s ∝ M·(p_X(y)/p_X(x))·e^{−εd} (a joint p_X(x)W(y|x) ∝ p_X(y)e^{−εd}); no scaling.
+that is feasible); from λ = 1 the same at λ/4 (a flatter scaling keeps the entries an optimum uses where the
+prior is small, which e^{−λd} drops: a mixture component of mass 1e-16 at ε = 10); for PD-I
+s ∝ M·(p_X(y)/p_X(x))·e^{−εd} (a joint p_X(x)W(y|x) ∝ p_X(y)e^{−εd}); no scaling.
 HiGHS never sees matrix entries below 1e-9, so normalisation entries below 1e-9 and ratio rows whose scaled
 coefficient exceeds 1e6 are left out, and every solution is checked afterwards: its entries are raised until
 *every* ratio row holds (a fixed point, exact arithmetic up to rounding), and that repair may move neither
 a normalisation row (all entries counted) nor the value by more than 1e-8 relative.  A scaling that fails the
-check is discarded; of those that pass, the first whose estimated absolute error is below half the 1e-9
-enclosure slack is used (else the most accurate).  The same solver on a brute-force dense LP over all
+check is discarded; of those that pass, the smallest value is used (each is the value of a checked feasible
+point of a restriction of the LP, so it lies above the optimum up to its check).  The same solver on a brute-force dense LP over all
 2ⁿ × 2ⁿ entries of W validates the builder at n = 3, 4: the references agree to 1e-9, and every scaling that
 passes its check agrees with them to 1e-8.
 
@@ -213,23 +215,24 @@ def _propagate(v: np.ndarray, src: np.ndarray, dst: np.ndarray, alpha: np.ndarra
 
 
 def reference_value(lp: RatioLP, eps: float, pdi: bool, ex: float) -> float:
-    """:func:`solve_reference` over the scalings of the module docstring (e^{−λd} at the usable level, then for
-    PD-I the joint scaling at λ = ε, then none): the first accurate enough for the enclosure check, else the
-    most accurate that passed its check."""
-    tries = [("E", usable_rate(eps, pdi, ex))] + ([("J", eps)] if pdi else []) + [(None, 0.0)]
+    """:func:`solve_reference` over every scaling of the module docstring (e^{−λd} at the usable level and, from
+    λ = 1, at a quarter of it; for PD-I the joint scaling at λ = ε; none): the smallest value that passes its
+    check.  Each is the value of a checked feasible point of a restriction of the LP (entries and rows HiGHS
+    cannot see are left out), so each lies above the optimum up to its check and the smallest is the best; the
+    first scaling that passes can stop above the optimum (the near-0/1 mixture, n = 30, PD-I at ε_X + 0.3:
+    2.7e-5 relative; a component of mass 1e-16, n = 30, PD-DP at ε = 10 unscaled: 3 %)."""
+    lam = usable_rate(eps, pdi, ex)
+    flatter = [("E", lam / 4)] if lam >= 1.0 else []  # below that e^{−λd} is nearly flat already
+    tries = [("E", lam)] + flatter + ([("J", eps)] if pdi else []) + [(None, 0.0)]
     errors, found = [], []
-    for kind, lam in tries:
+    for kind, rate in tries:
         try:
-            found.append(solve_reference(lp, lp.log_scale(kind, lam)))
+            found.append(solve_reference(lp, lp.log_scale(kind, rate))[0])
         except ReferenceNotCertified as err:
-            errors.append(f"{kind or 'unscaled'}(λ={lam:.4g}): {err}")
-            continue
-        value, err = found[-1]
-        if err * value <= 0.5 * HIGHS_ABS:  # accurate enough for the enclosure check: stop here
-            break
+            errors.append(f"{kind or 'unscaled'}(λ={rate:.4g}): {err}")
     if not found:
         raise ReferenceNotCertified("no scaling gave a certified reference: " + "; ".join(errors))
-    return min(found, key=lambda f: f[1])[0]
+    return min(found)
 
 
 # ---------------------------------------------------------------------------------------------- builders
@@ -315,7 +318,9 @@ def grid(program: str, spec: str, n: int) -> list[float]:
     return [ex + o for o in PD_I_OFFSETS]
 
 
-def check(spec: str, n: int, program: str, eps: float) -> None:
+def check(spec: str, n: int, program: str, eps: float, compare_value: bool = True) -> None:
+    """The toolkit's answer is certified, its enclosure holds the reference, and (``compare_value``) its value
+    is the reference's to ``REL``; the last needs a reference accurate to better than ``REL`` relative."""
     ref = reference(spec, n, program, eps)
     res = toolkit_program(spec, n, program).solve(eps, method="lp")
     detail = (
@@ -324,7 +329,8 @@ def check(spec: str, n: int, program: str, eps: float) -> None:
     )
     assert str(res.status) == "optimal", detail
     assert res.bounds.lower - HIGHS_ABS <= ref <= res.bounds.upper + HIGHS_ABS, detail
-    assert abs(res.value - ref) <= REL * ref, detail
+    if compare_value:
+        assert abs(res.value - ref) <= REL * ref, detail
 
 
 def _case(program: str, prior: str, n: int, k: int, slow: bool = False):
@@ -353,8 +359,23 @@ DEFAULT_CASES = _grid_cases(("pd-dp", "pd-i"), PRIORS, (10,), slow=False) + [
     for k in ks
 ]
 _DEFAULT_IDS = {p.id for p in DEFAULT_CASES}
+#: HiGHS (SciPy's build) cannot solve the reference here in any scaling (status 4 or 15, after up to 24 minutes)
+NO_REFERENCE = {"pd-i-iid-n30-epsX+0.01", "pd-i-iid-n30-epsX+0.3"}
 SLOW_CASES = [
-    p for p in _grid_cases(("pd-dp", "pd-i"), PRIORS, (20, 30), slow=True) if p.id not in _DEFAULT_IDS
+    (
+        pytest.param(
+            *p.values,
+            id=p.id,
+            marks=[
+                *p.marks,
+                pytest.mark.xfail(raises=ReferenceNotCertified, reason="no independent reference"),
+            ],
+        )
+        if p.id in NO_REFERENCE
+        else p
+    )
+    for p in _grid_cases(("pd-dp", "pd-i"), PRIORS, (20, 30), slow=True)
+    if p.id not in _DEFAULT_IDS
 ]
 
 
@@ -362,6 +383,30 @@ SLOW_CASES = [
 def test_reduced_matches_independent_highs(program, prior, n, k):
     spec = PRIORS[prior]
     check(spec, n, program, grid(program, spec, n)[k])
+
+
+#: a component of mass 1e-16: the optimum uses entries far below the exponential mechanism's where the prior is
+#: small (the e^{−εd} scaling alone drops them and the unscaled reference stops 3 % above the optimum at ε = 10)
+TINY_COMPONENT = "mixture:0.5,0.5/0.9999999999999999,1e-16/0.3,0.7"
+
+
+@pytest.mark.parametrize(
+    "program,n,k,compare_value",
+    [
+        pytest.param("pd-dp", 30, 3, True, id="pd-dp-n30-eps10"),
+        pytest.param("pd-dp", 30, 5, True, id="pd-dp-n30-eps50"),
+        # the reference's value is accurate to HiGHS's absolute 1e-9 only (optima about 1e-12 and 1e-23)
+        pytest.param("pd-dp", 30, 4, False, id="pd-dp-n30-eps30"),
+        pytest.param("pd-i", 30, 3, False, id="pd-i-n30-epsX+20"),
+        *[pytest.param("pd-i", 20, k, True, id=f"pd-i-n20-epsX+{PD_I_OFFSETS[k]:g}") for k in range(4)],
+        *[
+            pytest.param("pd-dp", 30, k, True, id=f"pd-dp-n30-eps{PD_DP_EPS[k]:g}", marks=pytest.mark.slow)
+            for k in range(3)
+        ],
+    ],
+)
+def test_mixture_with_tiny_component(program, n, k, compare_value):
+    check(TINY_COMPONENT, n, program, grid(program, TINY_COMPONENT, n)[k], compare_value)
 
 
 @pytest.mark.parametrize("prior", list(PRIORS))
