@@ -20,9 +20,9 @@ HiGHS never sees matrix entries below 1e-9, so normalisation entries below 1e-9 
 coefficient exceeds 1e6 are left out, and every solution is checked afterwards: its entries are raised until
 *every* ratio row holds (a fixed point, exact arithmetic up to rounding), and that repair may move neither
 a normalisation row (all entries counted) nor the value by more than 1e-8 relative.  A scaling that fails the
-check is discarded; of those that pass, the smallest value is used (each is the value of a checked feasible
-point of a restriction of the LP, so it lies above the optimum up to its check).  The same solver on a brute-force dense LP over all
-2ⁿ × 2ⁿ entries of W validates the builder at n = 3, 4: the references agree to 1e-9, and every scaling that
+check is discarded; of those that pass, the smallest value is used (each is the value of a point that the
+check made feasible, so it lies above the optimum up to the check; HiGHS, which does not see every entry, can
+stop above it).  The same solver on a brute-force dense LP over all 2ⁿ × 2ⁿ entries of W validates the builder at n = 3, 4: the references agree to 1e-9, and every scaling that
 passes its check agrees with them to 1e-8.
 
 Acceptance, as for every certified answer of the toolkit: status ``optimal``; the enclosure ``res.bounds``
@@ -217,9 +217,9 @@ def _propagate(v: np.ndarray, src: np.ndarray, dst: np.ndarray, alpha: np.ndarra
 def reference_value(lp: RatioLP, eps: float, pdi: bool, ex: float) -> float:
     """:func:`solve_reference` over every scaling of the module docstring (e^{−λd} at the usable level and, from
     λ = 1, at a quarter of it; for PD-I the joint scaling at λ = ε; none): the smallest value that passes its
-    check.  Each is the value of a checked feasible point of a restriction of the LP (entries and rows HiGHS
-    cannot see are left out), so each lies above the optimum up to its check and the smallest is the best; the
-    first scaling that passes can stop above the optimum (the near-0/1 mixture, n = 30, PD-I at ε_X + 0.3:
+    check.  Each is the value of a point that the check made feasible, so each lies above the optimum up to the
+    check and the smallest is the best; HiGHS does not see every entry, and the first scaling that passes can
+    stop above the optimum (the near-0/1 mixture, n = 30, PD-I at ε_X + 0.3:
     2.7e-5 relative; a component of mass 1e-16, n = 30, PD-DP at ε = 10 unscaled: 3 %)."""
     lam = usable_rate(eps, pdi, ex)
     flatter = [("E", lam / 4)] if lam >= 1.0 else []  # below that e^{−λd} is nearly flat already
