@@ -22,8 +22,9 @@ coefficient exceeds 1e6 are left out, and every solution is checked afterwards: 
 a normalisation row (all entries counted) nor the value by more than 1e-8 relative.  A scaling that fails the
 check is discarded; of those that pass, the smallest value is used (each is the value of a point that the
 check made feasible, so it lies above the optimum up to the check; HiGHS, which does not see every entry, can
-stop above it).  The same solver on a brute-force dense LP over all 2ⁿ × 2ⁿ entries of W validates the builder at n = 3, 4: the references agree to 1e-9, and every scaling that
-passes its check agrees with them to 1e-8.
+stop above it).  The same solver on a brute-force dense LP over all 2ⁿ × 2ⁿ entries of W validates the
+builder at n = 3, 4: the references agree to 1e-9, and every scaling that passes its check agrees with them to
+1e-8.
 
 Acceptance, as for every certified answer of the toolkit: status ``optimal``; the enclosure ``res.bounds``
 contains the reference up to HiGHS's accuracy (1e-9); and |value − reference| ≤ 1e-6·reference.
