@@ -152,6 +152,22 @@ def solve_reference(lp: RatioLP, log_scale: np.ndarray) -> tuple[float, float]:
     (every ratio row, every normalisation entry; see the module docstring) moves a normalisation row and the
     value by at most ``POST_CHECK`` relative; the larger of the two moves is the error estimate.
     """
+    value, repaired, drift = repaired_highs_point(lp, log_scale)
+    if drift > POST_CHECK:
+        raise ReferenceNotCertified(f"feasible repair changes a normalisation row by {drift:.1e}")
+    if not value > 0.0 or repaired - value > POST_CHECK * value:
+        raise ReferenceNotCertified(f"feasible repair changes the value from {value!r} to {repaired!r}")
+    return value, max(drift, (repaired - value) / value)
+
+
+def repaired_highs_point(lp: RatioLP, log_scale: np.ndarray) -> tuple[float, float, float]:
+    """HiGHS's value in the columns ln s = ``log_scale``, the value of its point after the feasible repair (every
+    ratio row raised into place), and the largest relative move of a normalisation row by that repair.
+
+    The repaired point satisfies every ratio row; normalised exactly, its value is ``repaired`` up to the drift
+    (relative), so it is an upper bound on the optimum to that accuracy, whatever HiGHS's own value was.
+    Raises :class:`ReferenceNotCertified` if HiGHS does not report optimal.
+    """
     G = int(lp.group.max()) + 1
     K = lp.cost.size
     rowmax = np.full(G, -np.inf)
@@ -192,13 +208,7 @@ def solve_reference(lp: RatioLP, log_scale: np.ndarray) -> tuple[float, float]:
     # left-out normalisation entries change
     z = _propagate(res.x, lp.src, lp.dst, alpha)
     row_sums = np.bincount(lp.group, weights=s * z, minlength=G)
-    repaired = float(cost @ z)
-    drift = float(np.max(np.abs(row_sums - 1.0)))
-    if drift > POST_CHECK:
-        raise ReferenceNotCertified(f"feasible repair changes a normalisation row by {drift:.1e}")
-    if not value > 0.0 or repaired - value > POST_CHECK * value:
-        raise ReferenceNotCertified(f"feasible repair changes the value from {value!r} to {repaired!r}")
-    return value, max(drift, (repaired - value) / value)
+    return value, float(cost @ z), float(np.max(np.abs(row_sums - 1.0)))
 
 
 def _propagate(v: np.ndarray, src: np.ndarray, dst: np.ndarray, alpha: np.ndarray) -> np.ndarray:
@@ -220,8 +230,8 @@ def reference_value(lp: RatioLP, eps: float, pdi: bool, ex: float) -> float:
     λ = 1, at a quarter of it; for PD-I the joint scaling at λ = ε; none): the smallest value that passes its
     check.  Each is the value of a point that the check made feasible, so each lies above the optimum up to the
     check and the smallest is the best; HiGHS does not see every entry, and the first scaling that passes can
-    stop above the optimum (the near-0/1 mixture, n = 30, PD-I at ε_X + 0.3:
-    2.7e-5 relative; a component of mass 1e-16, n = 30, PD-DP at ε = 10 unscaled: 3 %)."""
+    stop above the optimum (the near-0/1 mixture, n = 30, PD-I at ε_X + 0.3: 2.7e-5 relative; a component of
+    mass 1e-16, n = 30, PD-DP at ε = 10 unscaled: 3 %)."""
     lam = usable_rate(eps, pdi, ex)
     flatter = [("E", lam / 4)] if lam >= 1.0 else []  # below that e^{−λd} is nearly flat already
     tries = [("E", lam)] + flatter + ([("J", eps)] if pdi else []) + [(None, 0.0)]
