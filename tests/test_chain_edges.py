@@ -113,10 +113,10 @@ def test_a_loosely_settled_value_keeps_the_full_limit(monkeypatch):
 
 def test_contagious_pd_dp_at_eps_30_is_sharpened_past_e_d():
     """m = 2, n = 40, contagious (0.2; 0.3, 0.7), ε = 30: HiGHS settles the point by the absolute tolerance at E_d's
-    value h(ε) (bounds 6 % apart); the block method, now given its full limit, proves a value 6 % below h(ε) to
+    value h(ε) (bounds 6 % apart); the later attempts, given their full limit, prove a value 6 % below h(ε) to
     1e-6.  Independent references: h(ε), Theorem 1's upper end (the value of E_d, closed form), and a feasible
-    point of the independently written joint-type LP — HiGHS in E_d-scaled columns at rate ε/2, every ratio row
-    then raised into place (its own value fails that model's check, the repaired point does not need it)."""
+    point of the independently written joint-type LP — HiGHS in E_d-scaled columns raised where the prior mass
+    is small, every ratio row then raised into place."""
     n, eps = 40, 30.0
     spec = ReducedPDDP(parse_symmetric_prior(CONTAGIOUS, n, 2)).lp.spec
     sol = chain.solve(spec, eps)
@@ -125,7 +125,7 @@ def test_contagious_pd_dp_at_eps_30_is_sharpened_past_e_d():
     assert refined(sol.bounds.lower, sol.bounds.upper)
     assert 0.0 < sol.bounds.lower <= sol.value <= sol.bounds.upper <= 0.95 * h
     lp = independent.joint_type_lp(n, independent.log_mass(CONTAGIOUS, n), eps, False)
-    _, feasible, drift = independent.repaired_highs_point(lp, lp.log_scale("E", eps / 2))
+    _, feasible, drift = independent.repaired_highs_point(lp, lp.log_scale("F", eps))
     assert drift <= 1e-8  # normalised exactly, the repaired point's value is `feasible` to 1e-8 relative
     # the toolkit's lower bound lies below an independent feasible point, and its value is that point's to 1e-6
     assert sol.bounds.lower <= feasible * (1 + 1e-8)

@@ -156,6 +156,7 @@ def sub_spec(
         eps_min=spec.eps_min,
         log_kappa_error=spec.log_kappa_error,
         scale_from=spec.scale_from,
+        log_group_mass=spec.log_group_mass if group is None and b is None else None,
     )
     return sub, idx, rows
 

@@ -31,6 +31,8 @@ _CHUNK = 4096
 #: Relative margin on the logarithms of the test: each of its four logarithms is within 2 ulp (4.4e-16
 #: relative) and the sums add as much again; 1e-14 is five times that.
 MARGIN = 1e-14
+#: Relative slack of every ratio row that the mixing estimate of :func:`repair_matrix` aims for.
+ESTIMATE_SLACK = 2e-11
 
 
 def _row_sums(W: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -107,23 +109,31 @@ def repair_matrix(
     eps: float,
     pair_log_kappa: np.ndarray | None = None,
     log_kappa_error: float = 0.0,
+    *,
+    default_start: float | None = 1e-16,
 ) -> tuple[np.ndarray | None, float]:
-    """``(W, 0)`` if W verifies, else the smallest verified mixture ``((1 − t)W + tR, t)`` found by doubling
-    t from the linear estimate, or ``(None, nan)`` when not even R verifies."""
+    """``(W, 0)`` if W verifies, else the smallest verified mixture ``((1 − t)W + tR, t)`` found by raising t
+    from the linear estimate (:func:`_mixing_estimate`, which covers the margins of :func:`verify_matrix`; a
+    reference far above W where its rows are tight needs a t far below 1e-16), or from ``default_start`` where
+    the estimate sees no row to repair (``None``: give up there); ``(None, nan)`` when not even R verifies."""
     W = np.asarray(W, dtype=float)
     if verify_matrix(W, space, eps, pair_log_kappa, log_kappa_error):
         return W, 0.0
     R = np.asarray(reference, dtype=float)
     Wn = W / W.sum(axis=1, keepdims=True)
     Rn = R / R.sum(axis=1, keepdims=True)
-    t = max(_mixing_estimate(Wn, Rn, space, eps, pair_log_kappa), 1e-16)
-    for _ in range(60):
+    t = _mixing_estimate(Wn, Rn, space, eps, pair_log_kappa)
+    if t == 0.0:
+        if default_start is None:
+            return None, math.nan
+        t = default_start
+    for _ in range(200):
         Z = (1.0 - t) * Wn + t * Rn
         if verify_matrix(Z, space, eps, pair_log_kappa, log_kappa_error):
             return Z, t
         if t >= 1.0:
             break
-        t = min(1.0, 2.0 * t)
+        t = min(1.0, (2.0 if t >= 1e-16 else 1e3) * t)  # doubling; by 1e3 while t is below 1e-16
     return None, math.nan
 
 
@@ -131,12 +141,13 @@ def _mixing_estimate(
     Wn: np.ndarray, Rn: np.ndarray, space: DatabaseSpace, eps: float, pair_log_kappa: np.ndarray | None
 ) -> float:
     """The smallest t with (1 − t)v_p ≤ t w_p on every violated row, v_p the violation of W and w_p the slack
-    of R (ρ = e^ε κ lowered by 1e-11 relative); a starting point for the verified doubling."""
+    of R (ρ = e^ε κ lowered by :data:`ESTIMATE_SLACK` relative, above the largest margin of
+    :func:`verify_matrix`: 1e-14 · (1 + 2·745) on the logarithms); a starting point for the verified doubling."""
     i, j, lk = _pairs(space, pair_log_kappa)
     t = 0.0
     for start in range(0, i.size, _CHUNK):
         a, b = i[start : start + _CHUNK], j[start : start + _CHUNK]
-        rho = np.exp(np.minimum(eps + lk[start : start + _CHUNK], 700.0))[:, None] * (1 - 1e-11)
+        rho = np.exp(np.minimum(eps + lk[start : start + _CHUNK], 700.0))[:, None] * (1 - ESTIMATE_SLACK)
         v = Wn[a] - rho * Wn[b]
         w = rho * Rn[b] - Rn[a]
         bad = v > 0

@@ -85,6 +85,10 @@ class RatioLPSpec:
     alt_log_scale:
         ``ε ↦ ln s`` of a second column scaling, tried by the ``CLARABEL-ALT`` back end (PD-I: the shape of
         the identifiability mechanism E_i).  Scaling only: it never enters a proof.
+    log_group_mass:
+        ln of the prior mass behind each normalisation row (length G), where the objective weighs row g by it
+        (PD-DP: c = p_X(x)·d), or ``None``.  It raises the floor of the E_d column scaling for rows of
+        negligible mass (:func:`problems.solvers.scaled_lp.scaled_lp`).  Scaling only: it never enters a proof.
     """
 
     c: np.ndarray
@@ -101,6 +105,7 @@ class RatioLPSpec:
     scale_from: float = 6.0
     alt_log_scale: Callable[[float], np.ndarray] | None = None
     constant: np.ndarray | None = None
+    log_group_mass: np.ndarray | None = None
     cache: dict = field(default_factory=dict, repr=False)
     #: The sizes: K variables, G normalisation rows, P ratio rows (fixed when the spec is built).
     K: int = field(init=False, repr=False)
@@ -124,6 +129,13 @@ class RatioLPSpec:
             raise ValueError("the ratio LP needs a finite objective c ≥ 0")
         if np.any(self.b <= 0):
             raise ValueError("the ratio LP needs normalisation masses b > 0")
+        if self.log_group_mass is not None:
+            self.log_group_mass = np.ascontiguousarray(self.log_group_mass, dtype=float)
+            if self.log_group_mass.shape != (self.G,):
+                raise ShapeMismatchError(
+                    f"log_group_mass must have one entry per normalisation row ({self.G}), "
+                    f"got {self.log_group_mass.shape}"
+                )
 
     # ------------------------------------------------------------------ matrices
     @property
@@ -277,6 +289,7 @@ def reduced_spec(
     eps_min: float = 0.0,
     scale_from: float = 6.0,
     constant: np.ndarray | None = None,
+    log_group_mass: np.ndarray | None = None,
 ) -> RatioLPSpec:
     """The orbit-reduced ratio LP (joint types or distances); see :mod:`problems.orbit.programs`."""
     return RatioLPSpec(
@@ -291,4 +304,5 @@ def reduced_spec(
         eps_min=eps_min,
         scale_from=scale_from,
         constant=constant,
+        log_group_mass=log_group_mass,
     )

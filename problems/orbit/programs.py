@@ -191,8 +191,9 @@ class _Base:
 
         A lifted reduced point (W = u[T]/c(T|t)) or a closed form with tight rows breaks ratio rows by round-off
         (~1e-15).  W is verified as it is; if a row fails it is mixed with E_d at a level strictly inside the
-        feasible set (ε − ε_min − η, η = min(1, (ε − ε_min)/2)), and the returned value and upper bound become
-        those of the mixture.  Without a verified matrix the status is at most ``inaccurate``.
+        feasible set (ε − ε_min − η, η = min(1, (ε − ε_min)/2)) or with the constant mechanism, whichever proves
+        the lower value, which the returned value and upper bound become.  Without a verified matrix the status is
+        at most ``inaccurate``.
         """
         from dataclasses import replace
 
@@ -204,12 +205,16 @@ class _Base:
         lk_err = self._log_kappa_error()
         if verify_matrix(W, self.space, eps, lk, lk_err):
             return W, status, value, bounds, cert
-        slack = eps - getattr(self, "eps_X", 0.0)
-        fixed, t = None, math.nan
+        slack, fixed, best = eps - getattr(self, "eps_X", 0.0), None, math.inf
+        cost = self._lifted_p_x()[:, None] * self.space.hamming_matrix()
         if slack > 0 and math.isfinite(slack):
             level = slack - min(1.0, 0.5 * slack)
-            ref = exponential_mechanism(self.space, level).matrix if level > 0 else np.ones_like(W)
-            fixed, t = repair_matrix(W, ref, self.space, eps, lk, lk_err)
+            # the constant mechanism lies far above W's tiny entries at large ε: a tiny weight gives them room
+            refs = [(exponential_mechanism(self.space, level).matrix, 1e-16)] if level > 0 else []
+            for ref, start in [*refs, (np.ones_like(W), None)]:
+                cand, _ = repair_matrix(W, ref, self.space, eps, lk, lk_err, default_start=start)
+                if cand is not None and matrix_value_bound(cand, cost) < best:
+                    fixed, best = cand, matrix_value_bound(cand, cost)
         elif slack == 0.0:
             # ε = ε_min (PD-DP and R-PD at ε = 0): no interior, but identical rows are exactly feasible wherever
             # e^ε κ ≥ 1 (verify_matrix decides); the constant mechanism with W's column means
@@ -219,7 +224,6 @@ class _Base:
             if status is Status.OPTIMAL:
                 status = decide_status(bounds.lower, bounds.upper, feasible=False)
             return W, status, value, bounds, cert
-        cost = self._lifted_p_x()[:, None] * self.space.hamming_matrix()
         # p_X is computed through logarithms: the bound is widened by its rounding
         up = matrix_value_bound(fixed, cost) * (1.0 + self._objective_error())
         value = float(np.sum(cost * (fixed / fixed.sum(axis=1, keepdims=True))))
@@ -387,6 +391,7 @@ class _PriorProgram(_Base):
             eps_min=getattr(self, "eps_X", 0.0),
             constant=self._constant_u(),
             m=sym.m,
+            log_group_mass=self.log_px_type if self.program == "pd-dp" else None,
         )
         del mv, lk
         J.__dict__.pop("moves", None)  # the LP keeps what it needs (m = 2, n = 200: 83–124 MB of moves)

@@ -93,6 +93,9 @@ class ReducedLP:
         The best constant mechanism in u (feasible for every ε ≥ eps_min), an upper-bound candidate.
     m:
         The alphabet size of the joint types, if known (m = 2: the layered block method's memory estimate).
+    log_group_mass:
+        ln of the prior mass behind each row of ``A`` (PD-DP: ln P(t(X) = t)), for the column scaling at
+        large ε (:attr:`problems.lp.spec.RatioLPSpec.log_group_mass`).
     """
 
     def __init__(
@@ -110,6 +113,7 @@ class ReducedLP:
         scale_from: float = 6.0,
         constant: np.ndarray | None = None,
         m: int | None = None,
+        log_group_mass: np.ndarray | None = None,
     ) -> None:
         start = time.perf_counter()
         self.program = program
@@ -128,6 +132,7 @@ class ReducedLP:
             eps_min=eps_min,
             scale_from=scale_from,
             constant=constant,
+            log_group_mass=log_group_mass,
         )
         self.P = self.spec.P
         self.build_time = time.perf_counter() - start

@@ -2,7 +2,8 @@ r"""The ratio LP in scaled columns: the common form of the sparse back ends (:mo
 
 **Scaling for large ε.**  The optimal z has entries of size e^{−ε·d}.  For ε ≥ :data:`~problems.solvers.settings.SCALE_MIN_EPS` the
 sparse back ends solve the LP in :math:`v = z / s` with :math:`s` the exponential mechanism E_d at ε
-(``spec.log_profile``), so every variable is O(1) at the optimum; the objective is divided by its largest
+(``spec.log_profile``), raised for rows of negligible prior mass (:func:`mass_floor`), so every variable is
+O(1) or below at the optimum; the objective is divided by its largest
 coefficient and every ratio row by :math:`\sqrt{s_{s_p}\,e^\epsilon\kappa_p\,s_{d_p}}` (its two coefficients
 become :math:`e^{\pm\ell_p}`).  The multipliers are mapped back to the spec's rows exactly; the safe bounds
 are computed on the unscaled LP.  Where the ratio rows imply z ≥ 0 (:func:`nonneg_implied`) those rows are
@@ -20,17 +21,33 @@ from ..lp.spec import RatioLPSpec
 from .settings import (
     IMPLIED_NONNEG_MIN_EPS,
     LOOSE_ROW_LOG,
+    MASS_FLOOR_MARGIN,
     RECIPROCAL_KAPPA_TOL,
     SCALE_FLOOR_LOG,
     SCALE_MIN_EPS,
 )
 
-__all__ = ["ScaledLP", "scaled_lp", "stacked", "scales", "nonneg_implied", "drop_nonneg"]
+__all__ = ["ScaledLP", "scaled_lp", "stacked", "scales", "mass_floor", "nonneg_implied", "drop_nonneg"]
 
 
 def scales(spec: RatioLPSpec, eps: float) -> bool:
     """Whether the programs solve ``spec`` at ε in E_d-scaled columns (ε − ε_min ≥ the scaling threshold)."""
     return max(0.0, eps - spec.eps_min) >= min(SCALE_MIN_EPS, spec.scale_from)
+
+
+def mass_floor(spec: RatioLPSpec, level: float) -> np.ndarray:
+    """ln of the least column scale of each variable: min(b_g, e^{−level}/p_g) for a variable of normalisation
+    row g of prior mass p_g (``spec.log_group_mass``).
+
+    A row whose mass is below e^{−level} costs under e^{−level} per unit of distortion, however its mechanism
+    looks; the optimum may give such rows any shape that lets the heavy rows do better, and at large ε it does:
+    for the contagious prior the rows next to the point masses x = (a, …, a) give up their own accuracy so
+    that the point masses' rows become almost deterministic (at n = 60, ε = 30, entries 1e13 times E_d's).
+    Scaled by E_d alone those entries are out of any solver's reach (the back ends returned E_d itself, 6 %
+    above the optimum); with this floor they are O(1) or below."""
+    assert spec.log_group_mass is not None
+    floor = np.minimum(np.log(spec.b), -float(level) - MASS_FLOOR_MARGIN - spec.log_group_mass)
+    return floor[spec.group]
 
 
 def nonneg_implied(spec: RatioLPSpec) -> bool:
@@ -91,6 +108,8 @@ def scaled_lp(
             if scale
             else np.zeros(spec.K)
         )
+        if scale and spec.log_group_mass is not None:
+            np.maximum(ls, mass_floor(spec, level), out=ls)
     s = np.exp(ls)
     x = eps + spec.log_kappa
     ell = 0.5 * (ls[spec.src] - x - ls[spec.dst])

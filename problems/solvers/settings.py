@@ -49,6 +49,7 @@ __all__ = [
     "TIGHTEN_WELL_MIXED",
     "SCALE_MIN_EPS",
     "SCALE_FLOOR_LOG",
+    "MASS_FLOOR_MARGIN",
     "LOOSE_ROW_LOG",
     "IMPLIED_NONNEG_MIN_EPS",
     "RECIPROCAL_KAPPA_TOL",
@@ -157,6 +158,9 @@ TIGHTEN_WELL_MIXED: Final = 1e-6
 SCALE_MIN_EPS: Final = 6.0
 #: Column scales are floored at e^SCALE_FLOOR_LOG (normalisation rows keep coefficients a solver resolves).
 SCALE_FLOOR_LOG: Final = -600.0
+#: A variable of a normalisation row of prior mass p is scaled to at least min(b, e^{−ε − MASS_FLOOR_MARGIN}/p)
+#: (:func:`problems.solvers.scaled_lp.mass_floor`).
+MASS_FLOOR_MARGIN: Final = 0.0
 #: In the scaled LP, ratio rows v_s ≤ f·v_d with ln f above this are left out (f = 1e12).
 LOOSE_ROW_LOG: Final = math.log(1e12)
 #: The rows z ≥ 0 are left out when implied (:func:`problems.solvers.scaled_lp.nonneg_implied`) from this ε on.

@@ -15,7 +15,8 @@ normalisation row is 1, with the objective divided by its largest coefficient.  
 s ∝ M·e^{−λd} with λ = ε (PD-DP) or max(ε − ε_X, 0) (PD-I) (the exponential mechanism at the largest level
 that is feasible); from λ = 1 the same at λ/4 (a flatter scaling keeps the entries an optimum uses where the
 prior is small, which e^{−λd} drops: a mixture component of mass 1e-16 at ε = 10); for PD-I
-s ∝ M·(p_X(y)/p_X(x))·e^{−εd} (a joint p_X(x)W(y|x) ∝ p_X(y)e^{−εd}); no scaling.
+s ∝ M·(p_X(y)/p_X(x))·e^{−εd} (a joint p_X(x)W(y|x) ∝ p_X(y)e^{−εd}); from λ = 6, e^{−λd} raised to
+min(1, e^{−λ}/P(|X| = k)) in rows of small prior mass (which the optimum at large ε may shape freely); no scaling.
 HiGHS never sees matrix entries below 1e-9, so normalisation entries below 1e-9 and ratio rows whose scaled
 coefficient exceeds 1e6 are left out, and every solution is checked afterwards: its entries are raised until
 *every* ratio row holds (a fixed point, exact arithmetic up to rounding), and that repair may move neither
@@ -118,8 +119,9 @@ class RatioLP:
     """min Σ cost·z s.t. Σ_{j in group g} z_j = 1, z[src] ≤ exp(log_coef)·z[dst], z ≥ 0.
 
     Per variable also, for the column scalings: ``dist`` (Hamming distance of the output), ``log_count`` (ln of
-    the number of outputs it stands for: C(n−k,a)C(k,b) for a joint type, 0 for one entry of W) and
-    ``log_py_px`` (ln p_X(y) − ln p_X(x)).
+    the number of outputs it stands for: C(n−k,a)C(k,b) for a joint type, 0 for one entry of W),
+    ``log_py_px`` (ln p_X(y) − ln p_X(x)) and ``log_weight`` (ln of the prior mass of its normalisation row:
+    P(|X| = k) for a joint type, p_X(x) for one entry of W).
     """
 
     cost: np.ndarray
@@ -130,13 +132,21 @@ class RatioLP:
     dist: np.ndarray
     log_count: np.ndarray
     log_py_px: np.ndarray
+    log_weight: np.ndarray
 
     def log_scale(self, kind: str | None, lam: float = 0.0) -> np.ndarray:
         """``"E"``: s ∝ count·e^{−λd} (exponential mechanism); ``"J"``: s ∝ count·(p_X(y)/p_X(x))·e^{−λd}
-        (a joint p_X(x)W(y|x) ∝ p_X(y)e^{−λd}); ``None``: no scaling."""
+        (a joint p_X(x)W(y|x) ∝ p_X(y)e^{−λd}); ``"F"``: ``"E"`` with the largest entry of every row 1, raised to
+        at least min(1, e^{−λ}/weight) (a row whose prior mass is below e^{−λ} may take any shape at no cost, and
+        at large ε the optimum of a contagious prior uses that: entries far above e^{−λd}); ``None``: no
+        scaling."""
         if kind is None:
             return np.zeros(self.cost.size)
         out = self.log_count - lam * self.dist
+        if kind == "F":
+            top = np.full(int(self.group.max()) + 1, -np.inf)
+            np.maximum.at(top, self.group, out)
+            return np.maximum(out - top[self.group], np.minimum(0.0, -lam - self.log_weight))
         return out + self.log_py_px if kind == "J" else out
 
 
@@ -234,7 +244,8 @@ def reference_value(lp: RatioLP, eps: float, pdi: bool, ex: float) -> float:
     mass 1e-16, n = 30, PD-DP at ε = 10 unscaled: 3 %)."""
     lam = usable_rate(eps, pdi, ex)
     flatter = [("E", lam / 4)] if lam >= 1.0 else []  # below that e^{−λd} is nearly flat already
-    tries = [("E", lam)] + flatter + ([("J", eps)] if pdi else []) + [(None, 0.0)]
+    floored = [("F", lam)] if lam >= 6.0 else []  # rows of negligible mass given room (large ε)
+    tries = [("E", lam)] + flatter + floored + ([("J", eps)] if pdi else []) + [(None, 0.0)]
     errors, found = [], []
     for kind, rate in tries:
         try:
@@ -273,6 +284,7 @@ def joint_type_lp(n: int, lm: list[float], eps: float, pdi: bool) -> RatioLP:
         dist=np.array(dist, dtype=float),
         log_count=np.array(log_m),
         log_py_px=np.array([lm[a + b] - lm[k] for k, a, b in types]),
+        log_weight=np.array([log_pk[k] for k, _, _ in types]),
     )
 
 
@@ -303,6 +315,7 @@ def dense_lp(n: int, lm: list[float], eps: float, pdi: bool) -> RatioLP:
         dist=d.ravel(),
         log_count=np.zeros(N * N),
         log_py_px=(lpx[None, :] - lpx[:, None]).ravel(),
+        log_weight=np.repeat(lpx, N),
     )
 
 
