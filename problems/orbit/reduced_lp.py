@@ -39,7 +39,7 @@ __all__ = ["ReducedLP", "REDUCED_BACKENDS", "SMALL_LP_SIZE", "deprecated_backend
 
 #: The back ends a reduced program may prefer (``ReducedLP.solve(prefer=)``, ``choose_backend``): names
 #: of the LP back-end registry ``problems.solvers.BACKENDS``, of which ``solver=`` names any.
-REDUCED_BACKENDS = ("clarabel", "block", "highs", "highs-scaled", "cvxpy")
+REDUCED_BACKENDS = ("clarabel", "block", "highs", "highs-scaled", "highs-mass", "cvxpy")
 
 
 def deprecated_backend(backend: str | None) -> None:

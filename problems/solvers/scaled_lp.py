@@ -2,8 +2,8 @@ r"""The ratio LP in scaled columns: the common form of the sparse back ends (:mo
 
 **Scaling for large ε.**  The optimal z has entries of size e^{−ε·d}.  For ε ≥ :data:`~problems.solvers.settings.SCALE_MIN_EPS` the
 sparse back ends solve the LP in :math:`v = z / s` with :math:`s` the exponential mechanism E_d at ε
-(``spec.log_profile``), raised for rows of negligible prior mass (:func:`mass_floor`), so every variable is
-O(1) or below at the optimum; the objective is divided by its largest
+(``spec.log_profile``; for the ``HIGHS-MASS`` back end raised for rows of negligible prior mass,
+:func:`mass_floor`), so every variable is O(1) at the optimum; the objective is divided by its largest
 coefficient and every ratio row by :math:`\sqrt{s_{s_p}\,e^\epsilon\kappa_p\,s_{d_p}}` (its two coefficients
 become :math:`e^{\pm\ell_p}`).  The multipliers are mapped back to the spec's rows exactly; the safe bounds
 are computed on the unscaled LP.  Where the ratio rows imply z ≥ 0 (:func:`nonneg_implied`) those rows are
@@ -91,11 +91,16 @@ class ScaledLP:
 
 
 def scaled_lp(
-    spec: RatioLPSpec, eps: float, scale: bool | None = None, loosen: bool = True, alternative: bool = False
+    spec: RatioLPSpec,
+    eps: float,
+    scale: bool | None = None,
+    loosen: bool = True,
+    alternative: bool = False,
+    mass: bool = False,
 ) -> ScaledLP:
-    """The LP at ε in E_d-scaled columns (``scale``; by default where :func:`scales`), in the program's own
-    columns (``alternative``, ``spec.alt_log_scale``), or unscaled; ``loosen`` leaves out the rows that cannot
-    bind at an O(1) point."""
+    """The LP at ε in E_d-scaled columns (``scale``; by default where :func:`scales`; with ``mass`` floored by
+    the rows' prior mass, :func:`mass_floor`), in the program's own columns (``alternative``,
+    ``spec.alt_log_scale``), or unscaled; ``loosen`` leaves out the rows that cannot bind at an O(1) point."""
     level = max(0.0, eps - spec.eps_min)  # PD-I: the profile of the slack ε − ε_X, not of ε
     if alternative and spec.alt_log_scale is not None:  # the program's own scaling, at every ε
         ls = np.maximum(np.asarray(spec.alt_log_scale(eps), dtype=float), SCALE_FLOOR_LOG)
@@ -108,7 +113,7 @@ def scaled_lp(
             if scale
             else np.zeros(spec.K)
         )
-        if scale and spec.log_group_mass is not None:
+        if scale and mass and spec.log_group_mass is not None:
             np.maximum(ls, mass_floor(spec, level), out=ls)
     s = np.exp(ls)
     x = eps + spec.log_kappa

@@ -105,7 +105,8 @@ SCS_TIME_LIMIT: Final = 120.0
 # ------------------------------------------------------------------------------------------ solver orders
 #: The LP chain when no solver is named: Clarabel, HiGHS, the block method (reduced LPs only; a back end that
 #: does not support the LP is skipped), SCS (:func:`problems.solvers.backends.default_order` puts CLARABEL-ALT
-#: second where the program has its own scaling, HIGHS-SCALED after the block method for reduced LPs, and
+#: second where the program has its own scaling, HIGHS-SCALED and HIGHS-MASS after the block method for reduced
+#: LPs, and
 #: STRUCTURED first for large dense LPs; a program may put its own choices first, as the m = 2 reduced programs
 #: do at large ε: :meth:`problems.orbit.programs.ReducedPDDP._lp_backend`).
 LP_ORDER: Final = ("CLARABEL", "HIGHS", "BLOCK", "SCS")

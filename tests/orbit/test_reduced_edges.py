@@ -133,18 +133,18 @@ def test_contagious_n30_matches_independent_highs(program, eps):
     ],
 )
 def test_large_eps_tries_highs_then_the_block_method(prior, eps):
-    """m = 2 at ε ≥ 6: HiGHS's simplex first (the optimum is near the identity), then HiGHS in scaled columns
-    and the block method (their multipliers prove values that HiGHS's absolute tolerances leave short);
+    """m = 2 at ε ≥ 6: HiGHS's simplex first (the optimum is near the identity), then HiGHS in columns floored
+    by the prior mass and the block method (their multipliers prove values that HiGHS's absolute tolerances leave short);
     certified and equal to the independently built LP."""
     from problems.orbit import ReducedPDDP
 
     res = ReducedPDDP(parse_symmetric_prior(prior, 30, 2)).solve(eps, method="lp")
     names = [name for name, _ in res.stats.attempts]
-    assert names[0] == "HIGHS" and res.stats.solver in ("HIGHS", "HIGHS-SCALED", "BLOCK"), names
+    assert names[0] == "HIGHS" and res.stats.solver in ("HIGHS", "HIGHS-MASS", "BLOCK"), names
     assert names[: names.index(res.stats.solver) + 1] in (
         ["HIGHS"],
-        ["HIGHS", "HIGHS-SCALED"],
-        ["HIGHS", "HIGHS-SCALED", "BLOCK"],
+        ["HIGHS", "HIGHS-MASS"],
+        ["HIGHS", "HIGHS-MASS", "BLOCK"],
     ), names
     _check("pd-dp", prior, 30, eps)
 
@@ -175,7 +175,7 @@ def test_first_backends_by_regime():
         first_backends("clarabel", 2, 10.0) == "clarabel"
     )  # a program that does not choose the block method
     assert first_backends("block", 2, 1.0) == "block"
-    assert first_backends("block", 2, 6.0) == ("highs", "highs-scaled", "block")
+    assert first_backends("block", 2, 6.0) == ("highs", "highs-mass", "block")
     assert first_backends("block", 3, 10.0) == "block"
     assert first_backends("block", 2, 1.2, eps_X=1.0, at_boundary=True) == "clarabel"
     assert first_backends("block", 3, 1.1, eps_X=1.0) == "clarabel"
