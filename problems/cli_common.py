@@ -290,7 +290,17 @@ def add_seed_option(p: argparse.ArgumentParser, default: int = 0) -> None:
 
 #: The LP back ends and their other spellings (problems.solvers.backends.BACKENDS, ALIASES; a test keeps them equal),
 #: so an unknown --solver is refused without importing the back ends.
-LP_SOLVERS = ("clarabel", "clarabel-alt", "highs", "highs-scaled", "scs", "cvxpy", "structured", "block")
+LP_SOLVERS = (
+    "clarabel",
+    "clarabel-alt",
+    "highs",
+    "highs-scaled",
+    "highs-mass",
+    "scs",
+    "cvxpy",
+    "structured",
+    "block",
+)
 LP_SOLVER_ALIASES = ("clarabel-direct", "structured-ipm", "block-ipm", "cvxpy-clarabel")
 
 

@@ -117,6 +117,7 @@ def test_cli_exit_codes_follow_the_certificate(capsys, monkeypatch):
         backends.ClarabelBackend,
         backends.HighsBackend,
         backends.HighsScaledBackend,
+        backends.HighsMassBackend,
         backends.BlockBackend,
         backends.ScsBackend,
     ):

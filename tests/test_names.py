@@ -219,6 +219,13 @@ def test_the_model_mixture_is_no_longer_called_repair():
 def test_reduced_backends_has_its_own_name():
     from problems.orbit import reduced_lp
 
-    assert reduced_lp.REDUCED_BACKENDS == ("clarabel", "block", "highs", "highs-scaled", "cvxpy")
+    assert reduced_lp.REDUCED_BACKENDS == (
+        "clarabel",
+        "block",
+        "highs",
+        "highs-scaled",
+        "highs-mass",
+        "cvxpy",
+    )
     with pytest.warns(DeprecationWarning, match="REDUCED_BACKENDS"):
         assert reduced_lp.BACKENDS == reduced_lp.REDUCED_BACKENDS
