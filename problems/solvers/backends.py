@@ -329,21 +329,24 @@ class HighsScaledBackend(HighsBackend):
     every variable is O(1) at the optimum.  Below the threshold it is not run."""
 
     name = "HIGHS-SCALED"
+    #: floor the columns by the rows' prior mass (:class:`HighsMassBackend`)
+    mass = False
+    columns = "E_d-scaled columns"
 
     def solve(
         self, spec: RatioLPSpec, eps: float, *, time_limit: float, enough: Enough | None = None
     ) -> RawSolution:
         if not scales(spec, eps):
             raise BackendError(
-                f"not run: the LP is solved in E_d-scaled columns from ε − ε_min ≥ "
+                f"not run: the LP is solved in scaled columns from ε − ε_min ≥ "
                 f"{min(SCALE_MIN_EPS, spec.scale_from):g}"
             )
         _require_backend_memory(spec, "HiGHS", highs=True)
-        raw = self._solve(spec, eps, time_limit, scale=True)
-        return replace(raw, status=raw.status + " (E_d-scaled columns)")
+        raw = self._solve(spec, eps, time_limit, scale=True, mass=self.mass)
+        return replace(raw, status=f"{raw.status} ({self.columns})")
 
 
-class HighsMassBackend(HighsBackend):
+class HighsMassBackend(HighsScaledBackend):
     """HiGHS on the LP in E_d-scaled columns floored by the rows' prior mass
     (:func:`~problems.solvers.scaled_lp.mass_floor`; reduced PD-DP, where ε ≥ :data:`SCALE_MIN_EPS`).
 
@@ -355,21 +358,11 @@ class HighsMassBackend(HighsBackend):
     which E_d's columns reach."""
 
     name = "HIGHS-MASS"
+    mass = True
+    columns = "E_d columns floored by the prior mass"
 
     def supports(self, spec: RatioLPSpec) -> bool:
         return spec.dense is None and spec.log_group_mass is not None
-
-    def solve(
-        self, spec: RatioLPSpec, eps: float, *, time_limit: float, enough: Enough | None = None
-    ) -> RawSolution:
-        if not scales(spec, eps):
-            raise BackendError(
-                f"not run: the LP is solved in scaled columns from ε − ε_min ≥ "
-                f"{min(SCALE_MIN_EPS, spec.scale_from):g}"
-            )
-        _require_backend_memory(spec, "HiGHS", highs=True)
-        raw = self._solve(spec, eps, time_limit, scale=True, mass=True)
-        return replace(raw, status=raw.status + " (E_d columns floored by the prior mass)")
 
 
 class CvxpyBackend:
