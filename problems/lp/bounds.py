@@ -159,10 +159,18 @@ def repair(spec: RatioLPSpec, z: np.ndarray | None, eps: float) -> tuple[np.ndar
     rho = rk * (1 - eta)
     best: tuple[np.ndarray | None, float] = (None, math.nan)
     best_up = math.inf
-    # two local repairs, each then mixed with the reference: raise the small sides of the broken rows, or lower
-    # their large sides (the closure); the one that verifies with the lower upper bound is kept
-    for zc in (_raise_small_sides(spec, z, rho), _closure(spec, z, rho)):
-        zr, t = _mix(spec, zc, z0, rho, eps)
+    # three local repairs, each then mixed with the reference: raise the small sides of the broken rows, lower
+    # their large sides (the closure), or raise from a floor (a simplex vertex has exact zeros next to positive
+    # entries, and raising them cascades along the rows, e^{−ε} smaller at each step, until it underflows and
+    # leaves a row that no raise can fix; from REPAIR_FLOOR on the cascade stops where it falls below the floor);
+    # the one that verifies with the lower upper bound is kept
+    candidates = (
+        lambda: _raise_small_sides(spec, z, rho),
+        lambda: _closure(spec, z, rho),
+        lambda: _raise_small_sides(spec, np.maximum(z, REPAIR_FLOOR * spec.b[spec.group]), rho),
+    )
+    for local in candidates:
+        zr, t = _mix(spec, local(), z0, rho, eps)
         if zr is not None and t == 0.0:
             return zr, t
         if zr is not None and upper_bound(spec, zr) < best_up:
@@ -241,6 +249,11 @@ def _closure(spec: RatioLPSpec, z: np.ndarray, rho: np.ndarray, sweeps: int = 20
 
 #: rounds of raising and renormalising in :func:`_raise_small_sides`
 RAISE_ROUNDS = 4
+#: the third local repair of :func:`repair` raises every entry to at least this fraction of its row's mass first
+#: (a normal double: the raises it starts stay in the normal range).  Measured on HiGHS's vertex in columns floored
+#: by the prior mass (contagious (0.9; 0.5, 0.5) PD-DP, n = 100, ε = 10; 175 522 of 176 851 entries zero): the
+#: other two repairs fall back to E_d (10 times the optimum), this one keeps the vertex (5e-9 above the bound).
+REPAIR_FLOOR = 1e-300
 
 
 def _raise_small_sides(spec: RatioLPSpec, z: np.ndarray, rho: np.ndarray, sweeps: int = 60) -> np.ndarray:
