@@ -130,3 +130,20 @@ def test_contagious_pd_dp_at_eps_30_is_sharpened_past_e_d():
     # the toolkit's lower bound lies below an independent feasible point, and its value is that point's to 1e-6
     assert sol.bounds.lower <= feasible * (1 + 1e-8)
     assert abs(sol.value - feasible) <= 1e-6 * feasible
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("eps", [10.0, 30.0])
+def test_contagious_pd_dp_at_n100_attains_the_sandwich(eps):
+    """m = 2, n = 100, contagious (0.9; 0.5, 0.5) at large ε (`inaccurate` at ε = 30 and 366 s at ε = 10 before the
+    columns floored by the prior mass and the repair's floor).  Independent reference, a closed form: the mixture
+    sandwich's lower side Σ_j w_j·n·PD-DP₁(ε; π_j) = 0.1·n/(1 + e^ε) (the uniform component pays randomised
+    response's h(ε), the point masses nothing) — a proved lower bound, which the optimum attains here: the rows
+    next to the point masses (prior 2⁻¹⁰⁰·0.1·n and less) give up their accuracy."""
+    n = 100
+    sol = ReducedPDDP(parse_symmetric_prior("contagious:0.9:0.5,0.5", n, 2)).solve(eps, method="lp")
+    lower_side = 0.1 * _h(n, eps)
+    assert str(sol.status) == "optimal"
+    assert refined(sol.bounds.lower, sol.bounds.upper)
+    assert sol.bounds.upper >= lower_side * (1 - 1e-12)  # no proved upper bound below a proved lower bound
+    assert abs(sol.value - lower_side) <= 1e-6 * lower_side
