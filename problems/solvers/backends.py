@@ -202,6 +202,7 @@ class ClarabelAltBackend(ClarabelBackend):
 
     name = "CLARABEL-ALT"
     alternative = True
+    needs = "a program with its own column scaling (the reduced PD-I)"
 
     def supports(self, spec: RatioLPSpec) -> bool:
         return spec.alt_log_scale is not None
@@ -358,6 +359,7 @@ class HighsMassBackend(HighsScaledBackend):
     which E_d's columns reach."""
 
     name = "HIGHS-MASS"
+    needs = "the prior masses of its rows (the reduced PD-DP)"
     mass = True
     columns = "E_d columns floored by the prior mass"
 
@@ -458,6 +460,7 @@ class StructuredBackend:
     """The dense block-angular interior-point method (row-normalised dense LPs only)."""
 
     name = "STRUCTURED"
+    needs = "a dense row-normalised LP"
 
     def available(self) -> bool:
         return True
@@ -502,6 +505,7 @@ class BlockBackend:
     """The block interior-point method of the joint-type LPs (dense Cholesky per y-type block)."""
 
     name = "BLOCK"
+    needs = "a reduced LP"
 
     def available(self) -> bool:
         return True
@@ -624,11 +628,7 @@ def resolve_order(
         if not named.supports(spec):
             raise InvalidInputError(
                 f"solver {solver!r} does not apply to this LP ({spec.program}): "
-                + (
-                    "it needs a dense row-normalised LP"
-                    if named.name == "STRUCTURED"
-                    else "it needs a reduced LP"
-                )
+                f"it needs {getattr(named, 'needs', 'a different LP')}"
             )
         if not named.available():
             raise InvalidInputError(f"solver {solver!r} is not installed")

@@ -21,7 +21,6 @@ from ..lp.spec import RatioLPSpec
 from .settings import (
     IMPLIED_NONNEG_MIN_EPS,
     LOOSE_ROW_LOG,
-    MASS_FLOOR_MARGIN,
     RECIPROCAL_KAPPA_TOL,
     SCALE_FLOOR_LOG,
     SCALE_MIN_EPS,
@@ -46,7 +45,7 @@ def mass_floor(spec: RatioLPSpec, level: float) -> np.ndarray:
     Scaled by E_d alone those entries are out of any solver's reach (the back ends returned E_d itself, 6 %
     above the optimum); with this floor they are O(1) or below."""
     assert spec.log_group_mass is not None
-    floor = np.minimum(np.log(spec.b), -float(level) - MASS_FLOOR_MARGIN - spec.log_group_mass)
+    floor = np.minimum(np.log(spec.b), -float(level) - spec.log_group_mass)
     return floor[spec.group]
 
 

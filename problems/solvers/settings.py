@@ -49,7 +49,6 @@ __all__ = [
     "TIGHTEN_WELL_MIXED",
     "SCALE_MIN_EPS",
     "SCALE_FLOOR_LOG",
-    "MASS_FLOOR_MARGIN",
     "LOOSE_ROW_LOG",
     "IMPLIED_NONNEG_MIN_EPS",
     "RECIPROCAL_KAPPA_TOL",
@@ -106,9 +105,8 @@ SCS_TIME_LIMIT: Final = 120.0
 #: The LP chain when no solver is named: Clarabel, HiGHS, the block method (reduced LPs only; a back end that
 #: does not support the LP is skipped), SCS (:func:`problems.solvers.backends.default_order` puts CLARABEL-ALT
 #: second where the program has its own scaling, HIGHS-SCALED and HIGHS-MASS after the block method for reduced
-#: LPs, and
-#: STRUCTURED first for large dense LPs; a program may put its own choices first, as the m = 2 reduced programs
-#: do at large ε: :meth:`problems.orbit.programs.ReducedPDDP._lp_backend`).
+#: LPs, and STRUCTURED first for large dense LPs; a program may put its own choices first, as the m = 2 reduced
+#: programs do at large ε: :meth:`problems.orbit.programs.ReducedPDDP._lp_backend`).
 LP_ORDER: Final = ("CLARABEL", "HIGHS", "BLOCK", "SCS")
 #: Reduced LPs with more variables than this try the block method before HiGHS (measured: contagious (0.2) PD-DP
 #: at n = 100, ε = 10, 176 851 variables: HiGHS's re-solve ran 10 minutes without a certificate, the block method
@@ -159,9 +157,6 @@ TIGHTEN_WELL_MIXED: Final = 1e-6
 SCALE_MIN_EPS: Final = 6.0
 #: Column scales are floored at e^SCALE_FLOOR_LOG (normalisation rows keep coefficients a solver resolves).
 SCALE_FLOOR_LOG: Final = -600.0
-#: A variable of a normalisation row of prior mass p is scaled to at least min(b, e^{−ε − MASS_FLOOR_MARGIN}/p)
-#: (:func:`problems.solvers.scaled_lp.mass_floor`).
-MASS_FLOOR_MARGIN: Final = 0.0
 #: In the scaled LP, ratio rows v_s ≤ f·v_d with ln f above this are left out (f = 1e12).
 LOOSE_ROW_LOG: Final = math.log(1e12)
 #: The rows z ≥ 0 are left out when implied (:func:`problems.solvers.scaled_lp.nonneg_implied`) from this ε on.

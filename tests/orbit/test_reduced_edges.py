@@ -184,6 +184,19 @@ def test_first_backends_by_regime():
     assert first_backends("block", 2, 3.0, eps_X=0.85) == "block"
 
 
+def test_a_solver_that_does_not_apply_says_what_it_needs():
+    """HIGHS-MASS needs the rows' prior masses (the reduced PD-DP gives them, PD-I does not): a typed error that
+    names the solver and what it needs, before any solve."""
+    from problems.errors import InvalidInputError
+    from problems.orbit import ReducedPDI
+
+    prog = ReducedPDI(parse_symmetric_prior("iid:0.3,0.7", 10, 2))
+    with pytest.raises(
+        InvalidInputError, match=r"'highs-mass' does not apply .*needs the prior masses of its rows"
+    ):
+        prog.solve(prog.eps_X + 8.0, method="lp", solver="highs-mass")
+
+
 @pytest.mark.parametrize("program", ["pd-dp", "pd-i"])
 @pytest.mark.parametrize("eps", [1e-12, 1e-9])
 def test_uniform_prior_at_a_vanishing_eps_on_the_lp_path(program, eps):
