@@ -147,3 +147,16 @@ def test_contagious_pd_dp_at_n100_attains_the_sandwich(eps):
     assert refined(sol.bounds.lower, sol.bounds.upper)
     assert sol.bounds.upper >= lower_side * (1 - 1e-12)  # no proved upper bound below a proved lower bound
     assert abs(sol.value - lower_side) <= 1e-6 * lower_side
+
+
+@pytest.mark.slow
+def test_contagious_pd_dp_at_n100_eps30_inside_the_sandwich():
+    """m = 2, n = 100, contagious (0.2; 0.3, 0.7), ε = 30 (`inaccurate` after 179 s before the floored columns):
+    certified, and inside the mixture sandwich [0.8·h(ε), h(ε)] — closed forms: the i.i.d. component pays at least
+    randomised response's h(ε) per unit of weight, the point masses nothing; E_d attains h(ε).  The optimum lies
+    0.15 % above the lower side (the rows given up next to the point masses cost a little)."""
+    n, eps = 100, 30.0
+    sol = ReducedPDDP(parse_symmetric_prior(CONTAGIOUS, n, 2)).solve(eps, method="lp")
+    h = _h(n, eps)
+    assert str(sol.status) == "optimal" and refined(sol.bounds.lower, sol.bounds.upper)
+    assert 0.8 * h * (1 - 1e-12) <= sol.bounds.lower <= sol.value <= sol.bounds.upper <= 0.81 * h
