@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..solvers.settings import (
     LAYERED_MIN_VARIABLES,
+    MASS_FIRST_EPS,
     PDI_BLOCK_MARGIN,
     PDI_HIGHS_SLACK,
     SCALE_MIN_EPS,
@@ -46,7 +47,8 @@ def first_backends(
     * m = 2 PD-I from ε_X + :data:`PDI_HIGHS_SLACK`: HiGHS, HiGHS in E_d-scaled columns, the block method (n = 100,
       ε_X + 5, i.i.d. (0.3, 0.7): 10 s against 141–396 s; ε_X + 10, README mixture: 7–25 s against 58–310 s);
     * m = 2 from ε = :data:`SCALE_MIN_EPS`: HiGHS, HiGHS in columns floored by the prior mass (``HIGHS-MASS``),
-      then the block method.  The optimum is near the identity and HiGHS's simplex answers in about a second where
+      then the block method; from :data:`~problems.solvers.settings.MASS_FIRST_EPS` on the floored columns first
+      (a back end that does not apply — ``HIGHS-MASS`` needs the PD-DP's row masses — is left out of the chain).  The optimum is near the identity and HiGHS's simplex answers in about a second where
       its tolerances suffice (n = 60: i.i.d. and mixture PD-DP at ε = 10 in 0.7 s); in the floored columns
       (:func:`problems.solvers.scaled_lp.mass_floor`) it proves the small values of large ε in 1–3 s at n = 100
       (contagious PD-DP at ε = 27–32, where the block method took 47 s and more and missed the certificate from
@@ -62,6 +64,8 @@ def first_backends(
             return "clarabel"
         if m == 2 and eps - eps_X >= PDI_HIGHS_SLACK:
             return ("highs", "highs-scaled", "block")
+    if m == 2 and eps >= MASS_FIRST_EPS:
+        return ("highs-mass", "highs", "block")
     if m == 2 and eps >= SCALE_MIN_EPS:
         return ("highs", "highs-mass", "block")
     return backend

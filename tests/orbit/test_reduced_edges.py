@@ -127,25 +127,24 @@ def test_contagious_n30_matches_independent_highs(program, eps):
 @pytest.mark.parametrize(
     "prior,eps",
     [
+        pytest.param("mixture:0.5,0.5/0.8,0.2/0.3,0.7", 6.0, id="mixture-eps6"),
         pytest.param("mixture:0.5,0.5/0.8,0.2/0.3,0.7", 10.0, id="mixture-eps10"),
         pytest.param("contagious:0.2", 10.0, id="contagious-eps10"),
         pytest.param("mixture:0.5,0.5/0.8,0.2/0.3,0.7", 20.0, id="mixture-eps20"),
     ],
 )
 def test_large_eps_tries_highs_then_the_block_method(prior, eps):
-    """m = 2 at ε ≥ 6: HiGHS's simplex first (the optimum is near the identity), then HiGHS in columns floored
-    by the prior mass and the block method (their multipliers prove values that HiGHS's absolute tolerances leave short);
-    certified and equal to the independently built LP."""
+    """m = 2 at ε ≥ 6: HiGHS's simplex (the optimum is near the identity) on the plain LP and in columns floored by
+    the prior mass — the floored columns first from ε = 8 — then the block method (its multipliers prove values
+    that HiGHS's absolute tolerances leave short); certified and equal to the independently built LP."""
     from problems.orbit import ReducedPDDP
+    from problems.solvers.settings import MASS_FIRST_EPS
 
     res = ReducedPDDP(parse_symmetric_prior(prior, 30, 2)).solve(eps, method="lp")
     names = [name for name, _ in res.stats.attempts]
-    assert names[0] == "HIGHS" and res.stats.solver in ("HIGHS", "HIGHS-MASS", "BLOCK"), names
-    assert names[: names.index(res.stats.solver) + 1] in (
-        ["HIGHS"],
-        ["HIGHS", "HIGHS-MASS"],
-        ["HIGHS", "HIGHS-MASS", "BLOCK"],
-    ), names
+    pair = ["HIGHS-MASS", "HIGHS"] if eps >= MASS_FIRST_EPS else ["HIGHS", "HIGHS-MASS"]
+    assert names[0] == pair[0] and res.stats.solver in ("HIGHS", "HIGHS-MASS", "BLOCK"), names
+    assert names[: names.index(res.stats.solver) + 1] in (pair[:1], pair, [*pair, "BLOCK"]), names
     _check("pd-dp", prior, 30, eps)
 
 
@@ -176,6 +175,7 @@ def test_first_backends_by_regime():
     )  # a program that does not choose the block method
     assert first_backends("block", 2, 1.0) == "block"
     assert first_backends("block", 2, 6.0) == ("highs", "highs-mass", "block")
+    assert first_backends("block", 2, 8.0) == ("highs-mass", "highs", "block")  # the floored columns first
     assert first_backends("block", 3, 10.0) == "block"
     assert first_backends("block", 2, 1.2, eps_X=1.0, at_boundary=True) == "clarabel"
     assert first_backends("block", 3, 1.1, eps_X=1.0) == "clarabel"
