@@ -18,7 +18,8 @@ that side's own:
   to A z = b, z[src] − e^{ε + log κ} z[dst] ≤ 0, z ≥ 0, by one ``scipy.optimize.linprog(method="highs")`` call
   with default tolerances and ``time_limit`` = ``--highs-time-limit``; seconds of that call (the spec build is
   reported apart), its status and objective.  HiGHS's objective is not certified; |Δ value| is the difference
-  of the two values.
+  of the two values, and "right to 1e-6" says whether HiGHS's value lies inside the toolkit's certified bounds
+  widened by 1e-6 of the upper bound (the accuracy the toolkit proves).
 
 Each side also records its CPU seconds (``time.process_time`` of the call, all threads), the comparison to use on a
 shared machine; the machine's load average is recorded with every point.  HiGHS's ``time_limit`` counts wall
@@ -211,16 +212,29 @@ def table_row(r: dict) -> str:
         if tk.get("value") is not None and hs.get("value") is not None
         else None
     )
+    right = plain_call_right(tk, hs)
     return (
         left
         + f"| {_fmt(hs.get('time_s'), '.1f')} | {_fmt(hs.get('cpu_s'), '.2f')} | {hs['status']} | {_fmt(hs.get('peak_rss_mib'), '.0f')} "
-        f"| {_fmt(diff, '.1e')} |"
+        f"| {_fmt(diff, '.1e')} | {'—' if right is None else ('yes' if right else 'no')} |"
     )
+
+
+def plain_call_right(tk: dict, hs: dict | None) -> bool | None:
+    """Whether the plain call's value is right to the certificate's accuracy: inside the toolkit's certified
+    bounds widened by 1e-6 of the upper bound (None where either side has no value or the toolkit no proof)."""
+    if hs is None or hs.get("value") is None or tk.get("lower") is None or tk.get("upper") is None:
+        return None
+    if not str(tk.get("status")) == "optimal":
+        return None
+    lo, up, v = float(tk["lower"]), float(tk["upper"]), float(hs["value"])
+    return lo - 1e-6 * abs(up) <= v <= up + 1e-6 * abs(up)
 
 
 HEADER = (
     "| program | prior | n | m | ε | toolkit wall s | CPU s | status | solver | RSS MiB | HiGHS wall s | CPU s "
-    "| HiGHS status | RSS MiB | abs value diff |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+    "| HiGHS status | RSS MiB | abs value diff | HiGHS right to 1e-6 |\n"
+    "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 )
 
 
@@ -299,6 +313,7 @@ def main() -> None:
         if tk_value is not None and hs_value is not None:
             row["value_diff_abs"] = abs(tk_value - hs_value)
             row["value_diff_rel"] = abs(tk_value - hs_value) / max(abs(tk_value), 1e-300)
+        row["highs_right_to_1e-6"] = plain_call_right(row["toolkit"], row["highs"])
         rows.append(row)
         _write(out, meta, rows)
         print(table_row(row), flush=True)

@@ -47,13 +47,14 @@ def first_backends(
     * m = 2 PD-I from ε_X + :data:`PDI_HIGHS_SLACK`: HiGHS, HiGHS in E_d-scaled columns, the block method (n = 100,
       ε_X + 5, i.i.d. (0.3, 0.7): 10 s against 141–396 s; ε_X + 10, README mixture: 7–25 s against 58–310 s);
     * m = 2 from ε = :data:`SCALE_MIN_EPS`: HiGHS, HiGHS in columns floored by the prior mass (``HIGHS-MASS``),
-      then the block method; from :data:`~problems.solvers.settings.MASS_FIRST_EPS` on the floored columns first
-      (a back end that does not apply — ``HIGHS-MASS`` needs the PD-DP's row masses — is left out of the chain).  The optimum is near the identity and HiGHS's simplex answers in about a second where
-      its tolerances suffice (n = 60: i.i.d. and mixture PD-DP at ε = 10 in 0.7 s); in the floored columns
-      (:func:`problems.solvers.scaled_lp.mass_floor`) it proves the small values of large ε in 1–3 s at n = 100
-      (contagious PD-DP at ε = 27–32, where the block method took 47 s and more and missed the certificate from
-      ε ≈ 28); where neither does (contagious PD-DP at ε = 10 and 20, n = 100: HiGHS's point 1.7e-4 above the
-      optimum) the block method's multipliers certify, and HiGHS in E_d's columns after it.
+      then the block method; from :data:`~problems.solvers.settings.MASS_FIRST_EPS` on the floored columns come
+      first (a back end that does not apply — ``HIGHS-MASS`` needs the PD-DP's row masses — is left out of the
+      chain).  The optimum is near the identity and HiGHS's simplex answers in about a second where its tolerances
+      suffice (n = 60: i.i.d. and mixture PD-DP at ε = 10 in 0.7 s); in the floored columns
+      (:func:`problems.solvers.scaled_lp.mass_floor`) it proves the small values of large ε in one solve (n = 100,
+      ε = 20: 3–4 s for the i.i.d. and mixture priors, where the plain LP's multipliers leave a gap of 1e-6);
+      where neither does (contagious PD-DP at ε = 20, n = 100: both HiGHS points lie 1e-5 above the optimum) the
+      block method's multipliers certify.
     """
     if backend != "block":
         return backend
