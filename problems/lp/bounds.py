@@ -256,6 +256,23 @@ RAISE_ROUNDS = 4
 REPAIR_FLOOR = 1e-300
 
 
+def _rows_of(order: np.ndarray, start: np.ndarray, entries: np.ndarray) -> np.ndarray:
+    """The rows listed in CSR form (``order`` sorted by one side, ``start`` its pointers) for ``entries``."""
+    lo, hi = start[entries], start[entries + 1]
+    counts = hi - lo
+    return order[np.repeat(lo - np.cumsum(counts) + counts, counts) + np.arange(int(counts.sum()))]
+
+
+def _rows_by_destination(spec: RatioLPSpec) -> tuple[np.ndarray, np.ndarray]:
+    """The ratio rows sorted by their small side ``dst`` and the start of each variable's run (CSR pointers)."""
+    if "rows_by_dst" not in spec.cache:
+        order = np.argsort(spec.dst, kind="stable")
+        start = np.zeros(spec.K + 1, dtype=np.int64)
+        np.cumsum(np.bincount(spec.dst, minlength=spec.K), out=start[1:])
+        spec.cache["rows_by_dst"] = (order, start)
+    return spec.cache["rows_by_dst"]
+
+
 def _rows_by_source(spec: RatioLPSpec) -> tuple[np.ndarray, np.ndarray]:
     """The ratio rows sorted by their large side ``src`` and the start of each variable's run (CSR pointers)."""
     if "rows_by_src" not in spec.cache:
@@ -294,11 +311,7 @@ def _raise_small_sides(spec: RatioLPSpec, z: np.ndarray, rho: np.ndarray, sweeps
                 break
             raised = dst[bad]
             np.maximum.at(z, raised, need[bad] * (1 + 1e-15))
-            raised = np.unique(raised)
-            lo, hi = start[raised], start[raised + 1]
-            counts = hi - lo
-            # the rows whose large side is a raised entry: order[lo_i : hi_i] for each raised entry i
-            rows = order[np.repeat(lo - np.cumsum(counts) + counts, counts) + np.arange(int(counts.sum()))]
+            rows = _rows_of(order, start, np.unique(raised))  # the rows whose large side was raised
             if rows.size == 0:
                 break
         factor = spec.b / np.bincount(spec.group, weights=z, minlength=spec.G)
@@ -432,6 +445,26 @@ def _reduced_costs(spec: RatioLPSpec, rk: np.ndarray, nu: np.ndarray, lam: np.nd
     )
 
 
+def _refresh(
+    spec: RatioLPSpec, rk: np.ndarray, nu: np.ndarray, lam: np.ndarray, d: np.ndarray, rows: np.ndarray
+) -> None:
+    """Recompute in place the reduced costs d (:func:`_reduced_costs`) at the two sides of ``rows``, whose λ
+    changed: the same sums in the same order as the full computation, so d stays bitwise what it would be."""
+    at = np.unique(np.concatenate([spec.src[rows], spec.dst[rows]]))
+    sums = []
+    for (order, start), weight in ((_rows_by_source(spec), None), (_rows_by_destination(spec), rk)):
+        r = _rows_of(order, start, at)
+        slot = np.repeat(np.arange(at.size), start[at + 1] - start[at])
+        w = lam[r] if weight is None else weight[r] * lam[r]
+        sums.append(np.bincount(slot, weights=w, minlength=at.size))
+    d[at] = spec.c[at] + sums[0] - sums[1] + nu[spec.group[at]]
+
+
+#: the deficit sweeps work on the rows at the deficits while these are at most this fraction of the variables
+#: (a simplex method's multipliers: hundreds to thousands of K), else on every row (an interior point's: all of K)
+FEW_DEFICITS = 1 / 16
+
+
 def _push_deficits(
     spec: RatioLPSpec, rk: np.ndarray, nu: np.ndarray, lam: np.ndarray, sweeps: int = 8
 ) -> np.ndarray:
@@ -440,21 +473,37 @@ def _push_deficits(
     Lowering λ_p by δ/(e^ε κ_p) on a row p with d_p = j raises d_j by δ and lowers d at the row's source by
     δ/(e^ε κ_p).  At large ε the deficits of a solver's multipliers sit on the tiny entries (where a relative
     error of the multipliers is below every solver tolerance), and each push shrinks them by e^{−ε}; the
-    result is still λ ≥ 0, so the bound stays valid for any outcome.
+    result is still λ ≥ 0, so the bound stays valid for any outcome.  The deficits are few (hundreds to
+    thousands of the K variables): each sweep works on the rows that end at one and recomputes the reduced costs
+    where those rows changed (the same values as a full pass).
     """
     lam = lam.copy()
     K = spec.K
+    order, start = _rows_by_destination(spec)
+    d = _reduced_costs(spec, rk, nu, lam)
     for _ in range(sweeps):
-        d = _reduced_costs(spec, rk, nu, lam)
-        deficit = np.maximum(-d, 0.0)
-        if not np.any(deficit > 0):
+        short = np.flatnonzero(d < 0)
+        if short.size == 0:
             break
-        avail = np.bincount(spec.dst, weights=rk * lam, minlength=K)
+        if short.size > K * FEW_DEFICITS:  # many deficits (an interior point's multipliers): full passes
+            avail = np.bincount(spec.dst, weights=rk * lam, minlength=K)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                frac = np.where(avail > 0, np.minimum(1.0, np.maximum(-d, 0.0) / avail), 0.0)
+            if not np.any(frac > 0):
+                break
+            lam *= 1.0 - frac[spec.dst]
+            d = _reduced_costs(spec, rk, nu, lam)
+            continue
+        rows = _rows_of(order, start, short)
+        at = spec.dst[rows]
+        have = np.zeros(K)
+        np.add.at(have, at, rk[rows] * lam[rows])
         with np.errstate(divide="ignore", invalid="ignore"):
-            frac = np.where(avail > 0, np.minimum(1.0, deficit / avail), 0.0)
+            frac = np.where(have[at] > 0, np.minimum(1.0, -d[at] / have[at]), 0.0)
         if not np.any(frac > 0):
             break
-        lam *= 1.0 - frac[spec.dst]
+        lam[rows] = lam[rows] * (1.0 - frac)
+        _refresh(spec, rk, nu, lam, d, rows)
     return lam
 
 
@@ -468,30 +517,56 @@ def _pull_deficits(
     cannot help where no row ends at j with λ > 0; a simplex method's multipliers leave such deficits at its
     dual tolerance (1e-8 after its own scaling), and on a variable that costs nothing (ub_j = 1) each costs
     its full size in the bound.  A deficit is only moved where it is cheaper: the surplus taken at k is at most
-    what k's own term can spare.  The result is λ ≥ 0, so the bound stays valid for any outcome.
+    what k's own term can spare.  The result is λ ≥ 0, so the bound stays valid for any outcome.  As in
+    :func:`_push_deficits`, each sweep works on the rows that start at a deficit only.
     """
     lam = lam.copy()
     K = spec.K
+    order, start = _rows_by_source(spec)
+    d = _reduced_costs(spec, rk, nu, lam)
     for _ in range(sweeps):
-        d = _reduced_costs(spec, rk, nu, lam)
-        need = np.maximum(-d, 0.0)
-        if not np.any(need > 0):
+        short = np.flatnonzero(d < 0)
+        if short.size == 0:
             break
+        if short.size > K * FEW_DEFICITS:  # many deficits: full passes over the rows
+            need = np.maximum(-d, 0.0)
+            room = np.maximum(d, 0.0)[spec.dst] / rk
+            claim = (need[spec.src] > 0) & (room > 0)
+            if not claim.any():
+                break
+            claimants = np.bincount(spec.dst[claim], minlength=K).astype(float)
+            room = np.where(claim, room / np.maximum(claimants[spec.dst], 1.0), 0.0)
+            total = np.bincount(spec.src, weights=room, minlength=K)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                share = np.where(total[spec.src] > 0, np.minimum(1.0, need[spec.src] / total[spec.src]), 0.0)
+            step = room * share * (1.0 - 1e-12)
+            if not np.any(step > 0):
+                break
+            lam = lam + step
+            d = _reduced_costs(spec, rk, nu, lam)
+            continue
+        rows = _rows_of(order, start, short)
+        dst = spec.dst[rows]
         # each row p from a deficit j may take at most surplus(k)/(e^ε κ_p) from its end k, shared by the claimants
-        room = np.maximum(d, 0.0)[spec.dst] / rk
-        claim = (need[spec.src] > 0) & (room > 0)
+        room = np.maximum(d[dst], 0.0) / rk[rows]
+        claim = room > 0
         if not claim.any():
             break
-        claimants = np.bincount(spec.dst[claim], minlength=K).astype(float)
-        room = np.where(claim, room / np.maximum(claimants[spec.dst], 1.0), 0.0)
+        rows, dst, room = rows[claim], dst[claim], room[claim]
+        src = spec.src[rows]
+        rivals = np.zeros(K)
+        np.add.at(rivals, dst, 1.0)
+        room = room / np.maximum(rivals[dst], 1.0)
         # a deficit spreads over its rows in proportion to their room
-        total = np.bincount(spec.src, weights=room, minlength=K)
+        spread = np.zeros(K)
+        np.add.at(spread, src, room)
         with np.errstate(divide="ignore", invalid="ignore"):
-            share = np.where(total[spec.src] > 0, np.minimum(1.0, need[spec.src] / total[spec.src]), 0.0)
+            share = np.where(spread[src] > 0, np.minimum(1.0, -d[src] / spread[src]), 0.0)
         step = room * share * (1.0 - 1e-12)
         if not np.any(step > 0):
             break
-        lam = lam + step
+        lam[rows] = lam[rows] + step
+        _refresh(spec, rk, nu, lam, d, rows)
     return lam
 
 

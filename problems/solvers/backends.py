@@ -107,20 +107,24 @@ class Backend(Protocol):
     ) -> RawSolution: ...
 
 
-def _require_backend_memory(spec: RatioLPSpec, name: str, *, highs: bool = False) -> None:
+def _require_backend_memory(
+    spec: RatioLPSpec, name: str, *, highs: bool = False, rows: int | None = None
+) -> None:
     """Skip (BackendError, before anything is built) a back end on a reduced LP whose predicted memory exceeds
     the memory budget: a sparse LDLᵀ (:func:`problems.solvers.kkt_memory.predicted_ldl_memory`) or, with
-    ``highs``, HiGHS's simplex (:func:`~problems.solvers.kkt_memory.predicted_highs_memory`)."""
+    ``highs``, HiGHS's simplex (:func:`~problems.solvers.kkt_memory.predicted_highs_memory`) on ``rows`` of the
+    ratio rows (default: all)."""
     if spec.dense is not None:
         return  # dense programs are refused up front (problems.resources.require_dense_lp)
     from ..resources import format_bytes, memory_limits
     from .kkt_memory import predicted_highs_memory, predicted_ldl_memory
 
-    need = predicted_highs_memory(spec) if highs else predicted_ldl_memory(spec)
+    need = predicted_highs_memory(spec, rows) if highs else predicted_ldl_memory(spec)
     source, budget = min(memory_limits().items(), key=lambda kv: kv[1])
     if need > budget:
         what = (
-            f"for its copies of the LP and its simplex factor ({spec.K + spec.P:,} variables and ratio rows)"
+            f"for its copies of the LP and its simplex factor "
+            f"({spec.K + (spec.P if rows is None else rows):,} variables and ratio rows)"
             if highs
             else "for its sparse factorisation"
         )
@@ -281,12 +285,19 @@ class HighsBackend:
         return replace(raw, seconds=time.perf_counter() - t0)  # the attempt's time includes the scaled solve
 
     def _solve(
-        self, spec: RatioLPSpec, eps: float, time_limit: float, scale: bool, mass: bool = False
+        self,
+        spec: RatioLPSpec,
+        eps: float,
+        time_limit: float,
+        scale: bool,
+        mass: bool = False,
+        sc: ScaledLP | None = None,
     ) -> RawSolution:
         from scipy.optimize import linprog
 
         t0 = time.perf_counter()
-        sc = scaled_lp(spec, eps, scale=scale, mass=mass)
+        if sc is None:
+            sc = scaled_lp(spec, eps, scale=scale, mass=mass)
         K, P = spec.K, sc.keep.size
         rows = np.arange(P)
         src, dst = spec.src[sc.keep], spec.dst[sc.keep]
@@ -342,9 +353,13 @@ class HighsScaledBackend(HighsBackend):
                 f"not run: the LP is solved in scaled columns from ε − ε_min ≥ "
                 f"{min(SCALE_MIN_EPS, spec.scale_from):g}"
             )
-        _require_backend_memory(spec, "HiGHS", highs=True)
-        raw = self._solve(spec, eps, time_limit, scale=True, mass=self.mass)
-        return replace(raw, status=f"{raw.status} ({self.columns})")
+        t0 = time.perf_counter()
+        # at large ε the scaled LP leaves out most ratio rows (they cannot bind at an O(1) point: m = 2, n = 100,
+        # ε = 30, floored columns: 5 % of them kept), and HiGHS's memory is that of the rows it is given
+        sc = scaled_lp(spec, eps, scale=True, mass=self.mass)
+        _require_backend_memory(spec, "HiGHS", highs=True, rows=int(sc.keep.size))
+        raw = self._solve(spec, eps, time_limit, scale=True, mass=self.mass, sc=sc)
+        return replace(raw, status=f"{raw.status} ({self.columns})", seconds=time.perf_counter() - t0)
 
 
 class HighsMassBackend(HighsScaledBackend):

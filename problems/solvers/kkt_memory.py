@@ -96,7 +96,8 @@ def predicted_ldl_memory(spec: RatioLPSpec) -> float:
     return BASE_MEMORY + BYTES_PER_ENTRY * ldl_factor_entries(spec) + BYTES_PER_ROW * (spec.K + spec.P)
 
 
-def predicted_highs_memory(spec: RatioLPSpec) -> float:
+def predicted_highs_memory(spec: RatioLPSpec, rows: int | None = None) -> float:
     """Predicted peak bytes of HiGHS (:func:`scipy.optimize.linprog`) on ``spec``: :data:`HIGHS_BYTES_PER_ROW`
-    per variable and ratio row, over the toolkit's base (see the module docstring)."""
-    return BASE_MEMORY + HIGHS_BYTES_PER_ROW * float(spec.K + spec.P)
+    per variable and ratio row, over the toolkit's base (see the module docstring).  ``rows``: the ratio rows HiGHS
+    is given, where a scaled LP leaves out the rows that cannot bind (default: all of them)."""
+    return BASE_MEMORY + HIGHS_BYTES_PER_ROW * float(spec.K + (spec.P if rows is None else rows))
