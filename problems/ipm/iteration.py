@@ -123,36 +123,12 @@ def schur_cholesky(S: np.ndarray) -> tuple[np.ndarray, bool]:
 SLICE = 1 << 20
 
 
-#: vectors from this many entries are split over the iteration's threads in the step-length and trial-point
-#: computations (element-wise work, the same values in any split; NumPy releases the GIL for it)
-PARALLEL_MIN = 1 << 17
-
-
-def _slices(size: int, pool: ThreadPoolExecutor | None) -> list[slice]:
-    """Contiguous slices covering ``range(size)``: at most :data:`SLICE` entries each, and at least one per
-    thread of ``pool`` from :data:`PARALLEL_MIN` entries on."""
-    parts = max(1, -(-size // SLICE))
-    if pool is not None and size >= PARALLEL_MIN:
-        parts = max(parts, pool._max_workers)
-    step = -(-max(size, 1) // parts)
-    return [slice(i, min(i + step, size)) for i in range(0, max(size, 1), step)]
-
-
-def _pmap(pool: ThreadPoolExecutor | None, fn: Callable, parts: list[slice]) -> list:
-    """``fn`` on every slice, on ``pool``'s threads where there is more than one slice."""
-    if pool is None or len(parts) == 1:
-        return [fn(j) for j in parts]
-    return list(pool.map(fn, parts))
-
-
-def _max_step(x: np.ndarray, dx: np.ndarray, pool: ThreadPoolExecutor | None = None) -> float:
+def _max_step(x: np.ndarray, dx: np.ndarray) -> float:
     """Largest α ∈ (0, 1] with x + α dx ≥ 0 (x > 0)."""
     xf, df = x.reshape(-1), dx.reshape(-1)
-
-    def part(j: slice) -> float:
-        return float(np.max(-df[j] / xf[j], initial=-np.inf))
-
-    worst = max(_pmap(pool, part, _slices(xf.size, pool)))
+    worst = max(
+        float(np.max(-df[i : i + SLICE] / xf[i : i + SLICE])) for i in range(0, max(xf.size, 1), SLICE)
+    )
     return 1.0 if worst <= 1.0 else 1.0 / worst  # α·(−dx/x) ≤ 1 for every component
 
 
@@ -169,22 +145,13 @@ def _trial_product(
 
 
 def _steps(
-    zt: np.ndarray,
-    w: np.ndarray,
-    lam: np.ndarray,
-    s: np.ndarray,
-    d: tuple[np.ndarray, ...],
-    bounded: bool,
-    pool: ThreadPoolExecutor | None = None,
+    zt: np.ndarray, w: np.ndarray, lam: np.ndarray, s: np.ndarray, d: tuple[np.ndarray, ...], bounded: bool
 ) -> tuple[float, float]:
     """Largest primal and dual steps in (0, 1] keeping (z, w) and (λ, s) non-negative (z, s only if bounded)."""
     dz, dw, _, dlam, ds = d
     if not bounded:
-        return _max_step(w, dw, pool), _max_step(lam, dlam, pool)
-    return (
-        min(_max_step(zt, dz, pool), _max_step(w, dw, pool)),
-        min(_max_step(lam, dlam, pool), _max_step(s, ds, pool)),
-    )
+        return _max_step(w, dw), _max_step(lam, dlam)
+    return min(_max_step(zt, dz), _max_step(w, dw)), min(_max_step(lam, dlam), _max_step(s, ds))
 
 
 def _dual_residual(
@@ -527,7 +494,7 @@ def _centrality_correctors(
     lo, hi = bmin * target, bmax * target
 
     def steps(d: tuple[np.ndarray, ...]) -> tuple[float, float]:
-        return _steps(zt, w, lam, s, d, newton.bounded, newton.pool)
+        return _steps(zt, w, lam, s, d, newton.bounded)
 
     def push(v: np.ndarray) -> np.ndarray:
         out = np.where(v < lo, lo - v, 0.0)
@@ -539,11 +506,9 @@ def _centrality_correctors(
         """push((x + tp·dx)(y + td·dy)), one slice at a time (peak memory)."""
         out = np.empty_like(x)
         xf, dxf, yf, dyf, of = x.reshape(-1), dx.reshape(-1), y.reshape(-1), dy.reshape(-1), out.reshape(-1)
-
-        def part(j: slice) -> None:
+        for i in range(0, xf.size, SLICE):
+            j = slice(i, i + SLICE)
             of[j] = push((xf[j] + tp * dxf[j]) * (yf[j] + td * dyf[j]))
-
-        _pmap(newton.pool, part, _slices(xf.size, newton.pool))
         return out
 
     ap, ad = steps(direction)
@@ -673,7 +638,7 @@ def solve_block_angular(
             rl_a = [lam * w]
             np.negative(rl_a[0], out=rl_a[0])  # −λ∘w, handed over
             dz, dw, dnu, dlam, ds = newton(-s * zt, rl_a, refine=late)
-            ap, ad = _steps(zt, w, lam, s, (dz, dw, dnu, dlam, ds), bounded, pool)
+            ap, ad = _steps(zt, w, lam, s, (dz, dw, dnu, dlam, ds), bounded)
             mu_aff = float(np.sum(_trial_product(zt, ap, dz, s, ad, ds)))
             mu_aff = (mu_aff + float(np.sum(_trial_product(w, ap, dw, lam, ad, dlam)))) / n_comp
             sigma = min(SIGMA_MAX, (mu_aff / mu) ** SIGMA_POWER) if mu > 0 else 0.0
@@ -698,7 +663,7 @@ def solve_block_angular(
                     newton_sys, zt, w, lam, s, (dz, dw, dnu, dlam, ds), sigma * mu, max_correctors, late
                 )
             eta = ETA
-            ap, ad = _steps(zt, w, lam, s, (dz, dw, dnu, dlam, ds), bounded, pool)
+            ap, ad = _steps(zt, w, lam, s, (dz, dw, dnu, dlam, ds), bounded)
             ap, ad = eta * ap, eta * ad
             if _TRACE:
                 _trace(it, mu, pres, dres, gap, sigma, ap, ad, kept, zt * s / mu, w * lam / mu)
