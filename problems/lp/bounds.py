@@ -263,24 +263,17 @@ def _rows_of(order: np.ndarray, start: np.ndarray, entries: np.ndarray) -> np.nd
     return order[np.repeat(lo - np.cumsum(counts) + counts, counts) + np.arange(int(counts.sum()))]
 
 
-def _rows_by_destination(spec: RatioLPSpec) -> tuple[np.ndarray, np.ndarray]:
-    """The ratio rows sorted by their small side ``dst`` and the start of each variable's run (CSR pointers)."""
-    if "rows_by_dst" not in spec.cache:
-        order = np.argsort(spec.dst, kind="stable")
+def _rows_by(spec: RatioLPSpec, side: str) -> tuple[np.ndarray, np.ndarray]:
+    """The ratio rows sorted by one side (``"src"``, the large side, or ``"dst"``, the small side), stably, and
+    the start of each variable's run (CSR pointers); cached on the spec."""
+    key = f"rows_by_{side}"
+    if key not in spec.cache:
+        ends = getattr(spec, side)
+        order = np.argsort(ends, kind="stable")
         start = np.zeros(spec.K + 1, dtype=np.int64)
-        np.cumsum(np.bincount(spec.dst, minlength=spec.K), out=start[1:])
-        spec.cache["rows_by_dst"] = (order, start)
-    return spec.cache["rows_by_dst"]
-
-
-def _rows_by_source(spec: RatioLPSpec) -> tuple[np.ndarray, np.ndarray]:
-    """The ratio rows sorted by their large side ``src`` and the start of each variable's run (CSR pointers)."""
-    if "rows_by_src" not in spec.cache:
-        order = np.argsort(spec.src, kind="stable")
-        start = np.zeros(spec.K + 1, dtype=np.int64)
-        np.cumsum(np.bincount(spec.src, minlength=spec.K), out=start[1:])
-        spec.cache["rows_by_src"] = (order, start)
-    return spec.cache["rows_by_src"]
+        np.cumsum(np.bincount(ends, minlength=spec.K), out=start[1:])
+        spec.cache[key] = (order, start)
+    return spec.cache[key]
 
 
 def _raise_small_sides(spec: RatioLPSpec, z: np.ndarray, rho: np.ndarray, sweeps: int = 60) -> np.ndarray:
@@ -296,7 +289,7 @@ def _raise_small_sides(spec: RatioLPSpec, z: np.ndarray, rho: np.ndarray, sweeps
     takes some 75 sweeps at m = 2, n = 100, a few thousand rows each).
     """
     z = z.copy()
-    order, start = _rows_by_source(spec)
+    order, start = _rows_by(spec, "src")
     # the renormalisation scales each group by its own factor and can break the rows between groups again (by a
     # relative 4e-11 at m = 2, n = 50, ε = 10, contagious prior); raising again adds far less mass, so a few
     # rounds bring the spread of the factors below the rounding that verify allows for
@@ -452,7 +445,7 @@ def _refresh(
     changed: the same sums in the same order as the full computation, so d stays bitwise what it would be."""
     at = np.unique(np.concatenate([spec.src[rows], spec.dst[rows]]))
     sums = []
-    for (order, start), weight in ((_rows_by_source(spec), None), (_rows_by_destination(spec), rk)):
+    for (order, start), weight in ((_rows_by(spec, "src"), None), (_rows_by(spec, "dst"), rk)):
         r = _rows_of(order, start, at)
         slot = np.repeat(np.arange(at.size), start[at + 1] - start[at])
         w = lam[r] if weight is None else weight[r] * lam[r]
@@ -479,7 +472,7 @@ def _push_deficits(
     """
     lam = lam.copy()
     K = spec.K
-    order, start = _rows_by_destination(spec)
+    order, start = _rows_by(spec, "dst")
     d = _reduced_costs(spec, rk, nu, lam)
     for _ in range(sweeps):
         short = np.flatnonzero(d < 0)
@@ -522,7 +515,7 @@ def _pull_deficits(
     """
     lam = lam.copy()
     K = spec.K
-    order, start = _rows_by_source(spec)
+    order, start = _rows_by(spec, "src")
     d = _reduced_costs(spec, rk, nu, lam)
     for _ in range(sweeps):
         short = np.flatnonzero(d < 0)
