@@ -70,3 +70,24 @@ def test_reduced_lp_estimate_counts_ratio_rows(monkeypatch):
         resources.require_reduced_lp(K, P)
     monkeypatch.setenv(resources.MEMORY_LIMIT_ENV, "800M")
     resources.require_reduced_lp(K, P)
+
+
+def test_scaled_highs_predicts_from_the_rows_it_keeps(monkeypatch):
+    """The scaled HiGHS attempts are given only the ratio rows that can bind at an O(1) point (at large ε a few
+    per cent of them), and predict their memory from those: with a budget between the two predictions the
+    floored-column attempt runs and certifies where the plain one is refused."""
+    from problems.solvers.scaled_lp import scaled_lp
+
+    spec = ReducedPDDP(parse_symmetric_prior("contagious:0.2", 30, 2)).lp.spec
+    eps = 30.0
+    kept = scaled_lp(spec, eps, scale=True, mass=True).keep.size
+    assert kept < 0.2 * spec.P
+    full = kkt_memory.predicted_highs_memory(spec)
+    assert kkt_memory.predicted_highs_memory(spec, kept) < full
+    budget = (kkt_memory.predicted_highs_memory(spec, kept) + full) / 2
+    monkeypatch.setattr(resources, "memory_limits", lambda: {"test budget": budget})
+    refused = solve_lp(spec, eps, solver="highs").stats.attempts[0]
+    assert refused[0] == "HIGHS" and refused[1].startswith("error: not run: HiGHS would need about")
+    sol = solve_lp(spec, eps, solver="highs-mass")
+    assert sol.stats.attempts[0][0] == "HIGHS-MASS" and sol.stats.solver == "HIGHS-MASS"
+    assert sol.status == "optimal"
