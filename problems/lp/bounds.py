@@ -294,11 +294,10 @@ def _raise_small_sides(spec: RatioLPSpec, z: np.ndarray, rho: np.ndarray, sweeps
     # relative 4e-11 at m = 2, n = 50, ε = 10, contagious prior); raising again adds far less mass, so a few
     # rounds bring the spread of the factors below the rounding that verify allows for
     for _round in range(RAISE_ROUNDS):
-        rows = None  # every row
+        rows: slice | np.ndarray = slice(None)  # every row, then the rows that can break again
         for _ in range(sweeps):
-            src = spec.src if rows is None else spec.src[rows]
-            dst = spec.dst if rows is None else spec.dst[rows]
-            need = z[src] / (rho if rows is None else rho[rows])
+            dst = spec.dst[rows]
+            need = z[spec.src[rows]] / rho[rows]
             bad = need > z[dst] * (1 + 1e-15)
             if not bad.any():
                 break
