@@ -477,7 +477,7 @@ class _PriorProgram(_Base):
 
     def _lp_backend(self, eps: float) -> str | tuple[str, ...]:
         """The back ends the LP at ε tries first (:func:`~problems.orbit.backend_choice.first_backends`)."""
-        return first_backends(self.backend, self.m, eps)
+        return first_backends(self.backend, self.m, eps, floored=self.lp.spec.log_group_mass is not None)
 
 
 class ReducedPDDP(_PriorProgram):

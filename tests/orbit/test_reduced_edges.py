@@ -176,6 +176,10 @@ def test_first_backends_by_regime():
     assert first_backends("block", 2, 1.0) == "block"
     assert first_backends("block", 2, 6.0) == ("highs", "highs-mass", "block")
     assert first_backends("block", 2, 8.0) == ("highs-mass", "highs", "block")  # the floored columns first
+    # where the floored columns apply (joint-type PD-DP), plain HiGHS goes last of the four
+    assert first_backends("block", 2, 8.0, floored=True) == ("highs-mass", "block", "highs-scaled", "highs")
+    assert first_backends("block", 2, 20.0, floored=True) == ("highs-mass", "highs-scaled", "block", "highs")
+    assert first_backends("block", 2, 6.0, floored=True) == ("highs", "highs-mass", "block")
     assert first_backends("block", 3, 10.0) == "block"
     assert first_backends("block", 2, 1.2, eps_X=1.0, at_boundary=True) == "clarabel"
     assert first_backends("block", 3, 1.1, eps_X=1.0) == "clarabel"
