@@ -188,6 +188,21 @@ def test_first_backends_by_regime():
     assert first_backends("block", 2, 3.0, eps_X=0.85) == "block"
 
 
+def test_only_the_joint_type_pd_dp_orders_its_back_ends_for_the_floored_columns():
+    """The joint-type PD-DP has its rows' prior masses (``HIGHS-MASS`` applies), so from ε = 8 plain HiGHS goes
+    last; PD-I and the uniform prior's distance LP keep their orders."""
+    from problems.orbit import ReducedPDDP, ReducedPDI
+
+    pd_dp = ReducedPDDP(parse_symmetric_prior("contagious:0.9:0.5,0.5", 20, 2))
+    assert pd_dp._lp_backend(10.0) == ("highs-mass", "block", "highs-scaled", "highs")
+    assert pd_dp._lp_backend(20.0) == ("highs-mass", "highs-scaled", "block", "highs")
+    assert pd_dp._lp_backend(1.0) == "block"
+    pd_i = ReducedPDI(parse_symmetric_prior("iid:0.3,0.7", 20, 2))
+    assert pd_i._lp_backend(pd_i.eps_X + 6.0) == ("highs", "highs-scaled", "block")
+    uniform = ReducedPDDP(parse_symmetric_prior("uniform", 20, 2))
+    assert "highs-mass" not in uniform._lp_backend(20.0)
+
+
 def test_a_solver_that_does_not_apply_says_what_it_needs():
     """HIGHS-MASS needs the rows' prior masses (the reduced PD-DP gives them, PD-I does not): a typed error that
     names the solver and what it needs, before any solve."""
