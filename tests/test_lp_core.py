@@ -352,6 +352,60 @@ def _exact_rows_hold(spec, z: np.ndarray, eps: float) -> bool:  # noqa: ANN001
     return True
 
 
+def test_repair_keeps_the_cheapest_local_repair_when_the_first_one_costs_more():
+    """A local repair that verifies without mixing but costs more than the point itself does not end the search:
+    the closure's lossless point is kept.  (m = 2, n = 100, contagious (0.9) PD-DP at ε = 0.5: raising the small
+    sides of rows broken on entries of 1e-28 cascaded to entries of 5e-10 with cost 28 and lost 1.9e-6 relative,
+    which cost a second solve; that point is in the slow set.)  Here the raise is replaced by E_d itself, a
+    feasible point h(ε)/PD-DP times the optimum."""
+    from problems.lp import bounds
+    from problems.orbit import ReducedPDDP
+    from problems.orbit.symmetric_prior import parse_symmetric_prior
+    from problems.solvers.backends import backend
+
+    spec = ReducedPDDP(parse_symmetric_prior("contagious:0.9", 16, 2)).lp.spec
+    eps = 0.5
+    raw = backend("BLOCK").solve(spec, eps, time_limit=60)
+    value = float(spec.c @ np.clip(raw.z, 0.0, None))
+    e_d = bounds.tight_reference(spec, eps)
+    assert e_d is not None and bounds.verify(spec, e_d, eps) and spec.c @ e_d > 1.01 * value
+    original = bounds._raise_small_sides
+    try:
+        bounds._raise_small_sides = lambda spec_, z_, rho_: e_d.copy()  # feasible, no mixing, 1 % too costly
+        zr, t = bounds.repair(spec, raw.z, eps)
+    finally:
+        bounds._raise_small_sides = original
+    assert zr is not None and t == 0.0
+    assert bounds.upper_bound(spec, zr) <= value * (1 + 1e-9)
+    assert _exact_rows_hold(spec, zr, eps)
+
+
+@pytest.mark.parametrize("n,perturb", [(16, 0.0), (24, 1e-10)])
+def test_the_closure_renormalises_until_the_rows_between_groups_hold(n, perturb, monkeypatch):
+    """The closure lowers the large sides of broken rows, then renormalises each group by its own factor, which
+    breaks rows between groups whose slack is below the factors' spread; further rounds lower those.  On the
+    block method's own point (m = 2, contagious (0.9) PD-DP, ε = 0.5; at n = 24 its 20 heaviest entries raised by a
+    relative 1e-10, the size of the violations seen at n = 100) the rounds give a point that ``verify`` accepts
+    and that satisfies every row in rational arithmetic, at no cost above the point's own; a single round does
+    not."""
+    from problems.lp import bounds
+    from problems.orbit import ReducedPDDP
+    from problems.orbit.symmetric_prior import parse_symmetric_prior
+    from problems.solvers.backends import backend
+
+    spec = ReducedPDDP(parse_symmetric_prior("contagious:0.9", n, 2)).lp.spec
+    eps = 0.5
+    z = np.clip(backend("BLOCK").solve(spec, eps, time_limit=60).z, 0.0, None)
+    z = z * (spec.b / np.bincount(spec.group, weights=z, minlength=spec.G))[spec.group]
+    z[np.argsort(-z)[:20]] *= 1 + perturb
+    rho = bounds._rk(spec, eps)[0] * (1 - 1e-11)
+    v = bounds._closure(spec, z, rho)
+    assert bounds.verify(spec, v, eps) and _exact_rows_hold(spec, v, eps)
+    assert spec.c @ v <= spec.c @ z * (1 + 1e-12)
+    monkeypatch.setattr(bounds, "CLOSURE_ROUNDS", 1)
+    assert not bounds.verify(spec, bounds._closure(spec, z, rho), eps)
+
+
 def test_a_vertex_with_entries_below_the_back_ends_accuracy_is_repaired_without_the_reference():
     """HiGHS's vertex of the reduced PD-DP (m = 2, n = 50, contagious prior (0.2), ε = 10) rounds entries of
     e^{−εd} to 0 and breaks rows by its tolerance.  Raising the small sides, renormalised until the groups' factors
