@@ -17,18 +17,18 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from side_by_side import cell, run, write  # noqa: E402 - the benchmarks' own helpers
+
 FORMER = ("highs-mass", "highs", "block")
 
 
 def child(point: dict) -> dict:
-    sys.path.insert(0, str(HERE))
     from bench_reduced_scale import child_toolkit
 
     if point["order"] == "former":
@@ -36,22 +36,6 @@ def child(point: dict) -> dict:
 
         programs.first_backends = lambda *a, **k: FORMER  # noqa: ARG005 - the former choice at every ε ≥ 8
     return child_toolkit(point)
-
-
-def run(point: dict) -> dict:
-    out = subprocess.run(
-        [sys.executable, __file__, "--child", json.dumps(point)], capture_output=True, text=True, timeout=1800
-    )
-    if out.returncode != 0:
-        return {"error": out.stderr.strip().splitlines()[-1:] or [f"exit {out.returncode}"]}
-    return json.loads(out.stdout.strip().splitlines()[-1])
-
-
-def write(path: Path, rows: list[dict]) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-    with os.fdopen(fd, "w") as fh:
-        json.dump(rows, fh, indent=1)
-    os.replace(tmp, path)
 
 
 def main() -> None:
@@ -74,15 +58,9 @@ def main() -> None:
                 base = {"program": "pd-dp", "prior": prior, "n": n, "m": 2, "eps_arg": eps}
                 got = {}
                 for order in ("chain", "former"):
-                    got[order] = run({**base, "order": order})
+                    got[order] = run(__file__, {**base, "order": order})
                     rows.append({**base, "order": order, "load": os.getloadavg()[0], **got[order]})
                     write(Path(args.out), rows)
-
-                def cell(r: dict) -> str:
-                    if "error" in r:
-                        return f"error: {r['error']}"
-                    mark = "" if r["status"] == "optimal" else f" **{r['status']}**"
-                    return f"{r['solve_s']:.1f} {r['solver']}{mark}"
 
                 c = got["chain"]
                 bounds = f"[{c['lower']:.9e}, {c['upper']:.9e}]" if "lower" in c else "—"
