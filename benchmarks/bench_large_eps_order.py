@@ -14,16 +14,14 @@ child).
 
 from __future__ import annotations
 
-import argparse
 import json
-import os
 import sys
 import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from side_by_side import cell, run, write  # noqa: E402 - the benchmarks' own helpers
+from side_by_side import arguments, bounds, cell, compare  # noqa: E402 - the benchmarks' own helpers
 
 FORMER = ("highs-mass", "highs", "block")
 
@@ -39,34 +37,24 @@ def child(point: dict) -> dict:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
-    ap.add_argument("--n", type=int, nargs="+", default=[60, 100])
-    ap.add_argument("--eps", type=float, nargs="+", default=[8.0, 12.0, 18.0, 20.0, 22.0])
-    ap.add_argument("--priors", nargs="+", default=["contagious:0.2:0.3,0.7", "contagious:0.9:0.5,0.5"])
-    ap.add_argument("--out", default=str(HERE / "results" / "large_eps_order.json"))
-    args = ap.parse_args()
+    args = arguments(
+        __doc__,
+        [60, 100],
+        [8.0, 12.0, 18.0, 20.0, 22.0],
+        ["contagious:0.2:0.3,0.7", "contagious:0.9:0.5,0.5"],
+        HERE / "results" / "large_eps_order.json",
+    )
     if args.child is not None:
         print(json.dumps(child(json.loads(args.child))))
         return
-    rows: list[dict] = []
     print("| n | prior | ε | chain: s, answered by | former: s, answered by | bounds (chain) |")
     print("|---|---|---|---|---|---|")
-    for n in args.n:
-        for prior in args.priors:
-            for eps in args.eps:
-                base = {"program": "pd-dp", "prior": prior, "n": n, "m": 2, "eps_arg": eps}
-                got = {}
-                for order in ("chain", "former"):
-                    got[order] = run(__file__, {**base, "order": order})
-                    rows.append({**base, "order": order, "load": os.getloadavg()[0], **got[order]})
-                    write(Path(args.out), rows)
-
-                c = got["chain"]
-                bounds = f"[{c['lower']:.9e}, {c['upper']:.9e}]" if "lower" in c else "—"
-                print(
-                    f"| {n} | {prior} | {eps:g} | {cell(c)} | {cell(got['former'])} | {bounds} |", flush=True
-                )
+    for p, got in compare(__file__, args, "order", ("chain", "former")):
+        print(
+            f"| {p['n']} | {p['prior']} | {p['eps_arg']:g} | {cell(got['chain'])} | {cell(got['former'])} "
+            f"| {bounds(got['chain'])} |",
+            flush=True,
+        )
     print(f"(written {args.out}, {time.strftime('%Y-%m-%d %H:%M')})")
 
 

@@ -14,17 +14,15 @@ child).
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
-import os
 import sys
 import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from side_by_side import cell, run, write  # noqa: E402 - the benchmarks' own helpers
+from side_by_side import arguments, bounds, cell, compare  # noqa: E402 - the benchmarks' own helpers
 
 
 def child(point: dict) -> dict:
@@ -39,41 +37,27 @@ def child(point: dict) -> dict:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
-    ap.add_argument("--n", type=int, nargs="+", default=[60, 100])
-    ap.add_argument("--eps", type=float, nargs="+", default=[0.5, 1.0, 2.0])
-    ap.add_argument(
-        "--priors",
-        nargs="+",
-        default=["contagious:0.9:0.5,0.5", "contagious:0.2:0.3,0.7", "mixture:0.5,0.5/0.8,0.2/0.3,0.7"],
+    args = arguments(
+        __doc__,
+        [60, 100],
+        [0.5, 1.0, 2.0],
+        ["contagious:0.9:0.5,0.5", "contagious:0.2:0.3,0.7", "mixture:0.5,0.5/0.8,0.2/0.3,0.7"],
+        HERE / "results" / "repair_choice.json",
     )
-    ap.add_argument("--out", default=str(HERE / "results" / "repair_choice.json"))
-    args = ap.parse_args()
     if args.child is not None:
         print(json.dumps(child(json.loads(args.child))))
         return
-    rows: list[dict] = []
     print(
         "| n | prior | ε | now: s, answered by | former: s, answered by | bounds (now) | attempts (now / former) |"
     )
     print("|---|---|---|---|---|---|---|")
-    for n in args.n:
-        for prior in args.priors:
-            for eps in args.eps:
-                base = {"program": "pd-dp", "prior": prior, "n": n, "m": 2, "eps_arg": eps}
-                got = {}
-                for variant in ("now", "former"):
-                    got[variant] = run(__file__, {**base, "variant": variant})
-                    rows.append({**base, "variant": variant, "load": os.getloadavg()[0], **got[variant]})
-                    write(Path(args.out), rows)
-                c = got["now"]
-                bounds = f"[{c['lower']:.9e}, {c['upper']:.9e}]" if "lower" in c else "—"
-                tries = " / ".join(str(len(got[v].get("attempts", []))) for v in ("now", "former"))
-                print(
-                    f"| {n} | {prior} | {eps:g} | {cell(c)} | {cell(got['former'])} | {bounds} | {tries} |",
-                    flush=True,
-                )
+    for p, got in compare(__file__, args, "variant", ("now", "former")):
+        tries = " / ".join(str(len(got[v].get("attempts", []))) for v in ("now", "former"))
+        print(
+            f"| {p['n']} | {p['prior']} | {p['eps_arg']:g} | {cell(got['now'])} | {cell(got['former'])} "
+            f"| {bounds(got['now'])} | {tries} |",
+            flush=True,
+        )
     print(f"(written {args.out}, {time.strftime('%Y-%m-%d %H:%M')})")
 
 

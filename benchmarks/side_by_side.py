@@ -1,21 +1,53 @@
 """Helpers of the side-by-side benchmarks: one point's public call in a fresh subprocess per variant, interleaved.
 
-A benchmark script calls :func:`run` with its own path and a point (a dict with the keys of
-``bench_reduced_scale.child_toolkit`` and a ``variant``); the script, started with ``--child POINT``, sets its
-variant up and prints the child's JSON line.  :func:`write` rewrites the results atomically after every point;
-:func:`cell` formats one answer for a markdown table.
+A benchmark script parses its command line with :func:`arguments` and loops over :func:`compare`, which runs
+the script itself with ``--child POINT`` for every point (m = 2, reduced PD-DP; a dict with the keys of
+``bench_reduced_scale.child_toolkit`` and the variant under the script's key) and variant in turn; the child
+sets its variant up and prints the child's JSON line.  The results are rewritten atomically after every child
+(:func:`write`); :func:`cell` and :func:`bounds` format one answer for a markdown table.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-__all__ = ["run", "write", "cell"]
+__all__ = ["arguments", "compare", "run", "write", "cell", "bounds"]
+
+
+def arguments(doc: str, n: list[int], eps: list[float], priors: list[str], out: Path) -> argparse.Namespace:
+    """``--n``, ``--eps``, ``--priors``, ``--out`` (with these defaults) and the hidden ``--child``."""
+    ap = argparse.ArgumentParser(description=doc)
+    ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--n", type=int, nargs="+", default=n)
+    ap.add_argument("--eps", type=float, nargs="+", default=eps)
+    ap.add_argument("--priors", nargs="+", default=priors)
+    ap.add_argument("--out", default=str(out))
+    return ap.parse_args()
+
+
+def compare(
+    script: str, args: argparse.Namespace, key: str, variants: Sequence[str]
+) -> Iterator[tuple[dict, dict]]:
+    """Every point of ``args`` (n, prior, ε) in every variant, one fresh child each, interleaved; yields the point
+    and ``{variant: answer}``, the rows written to ``args.out`` after every child."""
+    rows: list[dict] = []
+    for n in args.n:
+        for prior in args.priors:
+            for eps in args.eps:
+                base = {"program": "pd-dp", "prior": prior, "n": n, "m": 2, "eps_arg": eps}
+                got = {}
+                for v in variants:
+                    got[v] = run(script, {**base, key: v})
+                    rows.append({**base, key: v, "load": os.getloadavg()[0], **got[v]})
+                    write(Path(args.out), rows)
+                yield base, got
 
 
 def run(script: str, point: dict, timeout: float = 1800.0) -> dict:
@@ -45,3 +77,8 @@ def cell(r: dict) -> str:
         return f"error: {r['error']}"
     mark = "" if r["status"] == "optimal" else f" **{r['status']}**"
     return f"{r['solve_s']:.1f} {r['solver']}{mark}"
+
+
+def bounds(r: dict) -> str:
+    """The certified bounds of one answer, or a dash."""
+    return f"[{r['lower']:.9e}, {r['upper']:.9e}]" if "lower" in r else "—"
