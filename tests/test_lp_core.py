@@ -406,6 +406,31 @@ def test_the_closure_renormalises_until_the_rows_between_groups_hold(n, perturb,
     assert not bounds.verify(spec, bounds._closure(spec, z, rho), eps)
 
 
+def test_the_closure_stops_its_rounds_on_a_point_off_by_more_than_rounding(monkeypatch):
+    """E_d just inside the level (every row tight to 1e-9) with its heaviest entry raised by 1e-6: lowering runs
+    along the tight rows of the whole mechanism and the groups' factors spread by 1.7e-7, 5e-8, … (less than 2×
+    per round, above ``CLOSURE_SPREAD``), so the closure stops after three rounds instead of twelve (without the
+    rule the twelve rounds give another point); the repair still returns a point that ``verify`` accepts."""
+    from problems.lp import bounds
+    from problems.orbit import ReducedPDDP
+    from problems.orbit.symmetric_prior import parse_symmetric_prior
+
+    spec = ReducedPDDP(parse_symmetric_prior("iid:0.3,0.7", 12, 2)).lp.spec
+    eps = 0.5
+    z = bounds.tight_reference(spec, eps)
+    assert z is not None
+    z[int(np.argmax(z * (np.bincount(spec.src, minlength=spec.K) > 0)))] *= 1 + 1e-6
+    z = z * (spec.b / np.bincount(spec.group, weights=z, minlength=spec.G))[spec.group]
+    rho = bounds._rk(spec, eps)[0] * (1 - 4e-12)
+    v = bounds._closure(spec, z, rho)
+    monkeypatch.setattr(bounds, "CLOSURE_SPREAD", math.inf)
+    assert not np.array_equal(bounds._closure(spec, z, rho), v)
+    monkeypatch.setattr(bounds, "CLOSURE_ROUNDS", 3)
+    assert np.array_equal(bounds._closure(spec, z, rho), v)
+    zr, _t = bounds.repair(spec, z, eps)
+    assert zr is not None and bounds.verify(spec, zr, eps)
+
+
 def test_a_vertex_with_entries_below_the_back_ends_accuracy_is_repaired_without_the_reference():
     """HiGHS's vertex of the reduced PD-DP (m = 2, n = 50, contagious prior (0.2), ε = 10) rounds entries of
     e^{−εd} to 0 and breaks rows by its tolerance.  Raising the small sides, renormalised until the groups' factors
