@@ -167,7 +167,7 @@ def test_contagious_pd_dp_at_n100_eps30_inside_the_sandwich():
 def test_contagious_pd_dp_at_n100_small_eps_is_certified_by_one_solve():
     """m = 2, n = 100, contagious (0.9; 0.5, 0.5), ε = 0.5: the block method's point breaks rows on entries of
     1e-28, and raising their small sides cascaded to entries of 5e-10 (+1.9e-6 relative), so the chain re-solved
-    at a tightened level (141 s in all); the closure repairs the same point at no cost.  One attempt, certified,
+    at a tightened level (about 140 s in all); the closure repairs the same point at no cost.  One attempt, certified,
     inside the mixture sandwich's closed forms: at least 0.1·h(ε) (the uniform component pays randomised response,
     the point masses nothing) and at most h(ε) (E_d)."""
     n, eps = 100, 0.5

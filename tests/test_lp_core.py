@@ -352,7 +352,7 @@ def _exact_rows_hold(spec, z: np.ndarray, eps: float) -> bool:  # noqa: ANN001
     return True
 
 
-def test_repair_keeps_the_cheapest_local_repair_when_the_first_one_costs_more():
+def test_repair_keeps_the_cheapest_local_repair_when_the_first_one_costs_more(monkeypatch):
     """A local repair that verifies without mixing but costs more than the point itself does not end the search:
     the closure's lossless point is kept.  (m = 2, n = 100, contagious (0.9) PD-DP at ε = 0.5: raising the small
     sides of rows broken on entries of 1e-28 cascaded to entries of 5e-10 with cost 28 and lost 1.9e-6 relative,
@@ -369,12 +369,9 @@ def test_repair_keeps_the_cheapest_local_repair_when_the_first_one_costs_more():
     value = float(spec.c @ np.clip(raw.z, 0.0, None))
     e_d = bounds.tight_reference(spec, eps)
     assert e_d is not None and bounds.verify(spec, e_d, eps) and spec.c @ e_d > 1.01 * value
-    original = bounds._raise_small_sides
-    try:
-        bounds._raise_small_sides = lambda spec_, z_, rho_: e_d.copy()  # feasible, no mixing, 1 % too costly
-        zr, t = bounds.repair(spec, raw.z, eps)
-    finally:
-        bounds._raise_small_sides = original
+    # the raise replaced by a point that is feasible, needs no mixing and costs 1 % too much
+    monkeypatch.setattr(bounds, "_raise_small_sides", lambda spec_, z_, rho_: e_d.copy())
+    zr, t = bounds.repair(spec, raw.z, eps)
     assert zr is not None and t == 0.0
     assert bounds.upper_bound(spec, zr) <= value * (1 + 1e-9)
     assert _exact_rows_hold(spec, zr, eps)

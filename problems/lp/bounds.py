@@ -241,6 +241,18 @@ def tight_reference(spec: RatioLPSpec, eps: float) -> np.ndarray | None:
     return z0 * (spec.b / sums)[spec.group]
 
 
+def _renormalise(spec: RatioLPSpec, v: np.ndarray) -> float | None:
+    """Scale every group of ``v`` to its mass b_g, in place; the spread max/min − 1 of the groups' factors (None,
+    and ``v`` unchanged, if a group has no mass).  Each group moves by its own factor, so the rows between groups
+    can break again by up to that spread: the local repairs below repeat until it is below rounding."""
+    sums = np.bincount(spec.group, weights=v, minlength=spec.G)
+    if not np.all(sums > 0):
+        return None
+    factor = spec.b / sums
+    v *= factor[spec.group]
+    return float(np.max(factor) / np.min(factor)) - 1.0
+
+
 def _closure(spec: RatioLPSpec, z: np.ndarray, rho: np.ndarray, sweeps: int = 200) -> np.ndarray:
     """The largest v ≤ z with v[s_p] ≤ ρ_p v[d_p] on every row (lower the large sides, propagated), renormalised.
 
@@ -265,12 +277,9 @@ def _closure(spec: RatioLPSpec, z: np.ndarray, rho: np.ndarray, sweeps: int = 20
             if not bad.any():
                 break
             np.minimum.at(v, spec.src[bad], cap[bad])
-        sums = np.bincount(spec.group, weights=v, minlength=spec.G)
-        if not np.all(sums > 0):
+        spread = _renormalise(spec, v)
+        if spread is None:
             return z
-        factor = spec.b / sums
-        v *= factor[spec.group]
-        spread = float(np.max(factor) / np.min(factor)) - 1.0
         if not spread > 1e-14 or not np.any(v[spec.src] > rho * v[spec.dst]):
             break
         if spread > CLOSURE_SPREAD and spread > 0.5 * spread_before:
@@ -341,9 +350,8 @@ def _raise_small_sides(spec: RatioLPSpec, z: np.ndarray, rho: np.ndarray, sweeps
             rows = _rows_of(order, start, np.unique(raised))  # the rows whose large side was raised
             if rows.size == 0:
                 break
-        factor = spec.b / np.bincount(spec.group, weights=z, minlength=spec.G)
-        z *= factor[spec.group]
-        if not float(np.max(factor) / np.min(factor)) - 1.0 > 1e-14:
+        spread = _renormalise(spec, z)
+        if spread is None or not spread > 1e-14:
             break
     return z
 
