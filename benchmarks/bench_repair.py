@@ -14,15 +14,13 @@ child).
 
 from __future__ import annotations
 
-import json
 import math
 import sys
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from side_by_side import arguments, bounds, cell, compare  # noqa: E402 - the benchmarks' own helpers
+from side_by_side import arguments, now_against_former  # noqa: E402 - the benchmarks' own helpers
 
 
 def child(point: dict) -> dict:
@@ -44,21 +42,7 @@ def main() -> None:
         ["contagious:0.9:0.5,0.5", "contagious:0.2:0.3,0.7", "mixture:0.5,0.5/0.8,0.2/0.3,0.7"],
         HERE / "results" / "repair_choice.json",
     )
-    if args.child is not None:
-        print(json.dumps(child(json.loads(args.child))))
-        return
-    print(
-        "| n | prior | ε | now: s, answered by | former: s, answered by | bounds (now) | attempts (now / former) |"
-    )
-    print("|---|---|---|---|---|---|---|")
-    for p, got in compare(__file__, args, "variant", ("now", "former")):
-        tries = " / ".join(str(len(got[v].get("attempts", []))) for v in ("now", "former"))
-        print(
-            f"| {p['n']} | {p['prior']} | {p['eps_arg']:g} | {cell(got['now'])} | {cell(got['former'])} "
-            f"| {bounds(got['now'])} | {tries} |",
-            flush=True,
-        )
-    print(f"(written {args.out}, {time.strftime('%Y-%m-%d %H:%M')})")
+    now_against_former(__file__, args, child)
 
 
 if __name__ == "__main__":

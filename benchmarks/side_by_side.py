@@ -15,10 +15,11 @@ import os
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
-__all__ = ["arguments", "compare", "run", "write", "cell", "bounds"]
+__all__ = ["arguments", "compare", "now_against_former", "run", "write", "cell", "bounds"]
 
 
 def arguments(doc: str, n: list[int], eps: list[float], priors: list[str], out: Path) -> argparse.Namespace:
@@ -82,3 +83,28 @@ def cell(r: dict) -> str:
 def bounds(r: dict) -> str:
     """The certified bounds of one answer, or a dash."""
     return f"[{r['lower']:.9e}, {r['upper']:.9e}]" if "lower" in r else "—"
+
+
+def now_against_former(
+    script: str,
+    args: argparse.Namespace,
+    child: Callable[[dict], dict],
+    extra: Sequence[tuple[str, Callable[[dict], str]]] = (),
+) -> None:
+    """The main of a benchmark of the code as it is ("now") against the former code its ``child`` sets up for
+    the variant "former": as a child, the point's JSON line; otherwise every point in both variants as a markdown
+    table, with the ``extra`` columns (a header and a function of ``{variant: answer}``) before the bounds."""
+    if args.child is not None:
+        print(json.dumps(child(json.loads(args.child))))
+        return
+    variants = ("now", "former")
+    heads = ["n", "prior", "ε", "now: s, answered by", "former: s, answered by", *(h for h, _ in extra)]
+    heads += ["bounds (now)", "attempts (now / former)"]
+    print("| " + " | ".join(heads) + " |")
+    print("|" + "---|" * len(heads))
+    for p, got in compare(script, args, "variant", variants):
+        tries = " / ".join(str(len(got[v].get("attempts", []))) for v in variants)
+        cells = [str(p["n"]), p["prior"], f"{p['eps_arg']:g}", cell(got["now"]), cell(got["former"])]
+        cells += [fn(got) for _, fn in extra] + [bounds(got["now"]), tries]
+        print("| " + " | ".join(cells) + " |", flush=True)
+    print(f"(written {args.out}, {time.strftime('%Y-%m-%d %H:%M')})")

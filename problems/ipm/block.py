@@ -32,7 +32,8 @@ of Σ 8n_b² bytes.
 Where the rows u ≥ 0 are implied by the ratio rows (``bounded=False``, see :class:`~problems.orbit.reduced_lp.ReducedLP`)
 they are left out: s ≡ 0, :math:`H_b = G_b^\top DG_b` (positive definite for e^ε > 1) and the dual equation is
 refined explicitly.  In the last iterations the blocks become singular to working precision (their near-null
-directions are the tight components); a per-block diagonal shift and longer iterative refinement
+directions are the tight components); a per-block diagonal shift (relative to each diagonal entry,
+:mod:`problems.ipm.shift`) and longer iterative refinement
 (:data:`REFINE_STEPS_BLOCKS`) handle that, and an answer whose certificate is not good enough goes back to
 Clarabel (``docs/orbit_reduction.md`` §10).
 
@@ -58,6 +59,7 @@ from .iteration import BLAS_THREADS, SOLVER_NAME, schur_cholesky, solve_block_an
 from .lapack import BlasThreads, lapack_kernels, trim_heap
 from .layered import LayeredFactor, Layers, layers_of
 from .rows import abs_product, scaled_ratio_rows
+from .shift import SHIFTS, shifted
 from .sparse_block import SparseBlockFactor, SparseBlockPattern
 
 __all__ = ["RaggedBlockSystem", "solve_block_lp", "BLOCK_SOLVER_NAME", "MAX_BLOCK_SIZE", "MAX_BLOCK_BYTES"]
@@ -431,21 +433,17 @@ class _RaggedFactor:
             n = hi - lo
             d = diag[lo:hi]
             li, lj = sysm.local_i[rlo:rhi], sysm.local_j[rlo:rhi]
-            shift, tries = 0.0, 0
-            while True:
+            for delta in (0.0, *SHIFTS):  # unshifted, then relative diagonal shifts (problems.ipm.shift)
                 H.fill(0.0)
                 H[li, lj] = off[rlo:rhi]
-                H[np.arange(n), np.arange(n)] = d + shift
+                H[np.arange(n), np.arange(n)] = shifted(d, delta) if delta else d
                 info = kernels.potrf(H)
-                if info == 0 or tries >= 6:
+                if info == 0:
                     break
-                scale = float(np.max(d))
-                shift = scale * (1e-14 if shift == 0.0 else 100 * shift / scale)
-                tries += 1
             if info != 0:
                 failed.append(k)
                 return np.zeros((0, 0))
-            if shift:
+            if delta:
                 self.shifted += 1
             Ab = sysm.block_A[k]
             Y = np.array(Ab)  # C-order (e_b, n_b) = column-major n_b × e_b right-hand sides

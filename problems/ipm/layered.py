@@ -17,8 +17,9 @@ about min(j, n − j) + 1, and the linking matrix :math:`A_b^\top` has one colum
 (:math:`K_b w_b^2` flops, :math:`K_b w_b` memory, instead of the :math:`K_b^3` and :math:`K_b^2` of a dense
 factor); this is exactly the dense Cholesky factor without the zeros outside the band, so its accuracy is that of
 the dense block method.  A block that is not numerically positive definite (cancellation near the optimum) is
-retried with a growing diagonal shift relative to its largest diagonal entry; the iterative refinement on the
-unreduced KKT residual absorbs the shift.
+retried with its diagonal multiplied by 1 + δ, δ growing from 1e-14 (:mod:`problems.ipm.shift`: relative to
+each entry, as Cholesky's rounding is invariant under a symmetric diagonal scaling); the iterative refinement on
+the unreduced KKT residual absorbs the shift.
 
 **Schur complement.**  :math:`S = \sum_b A_bH_b^{-1}A_b^\top = \sum_b X_b^\top X_b` with
 :math:`X_b = L_b^{-1}A_b^\top` (``dtbtrs``, banded triangular solves with one right-hand side per layer) and one
@@ -48,21 +49,18 @@ from scipy.linalg.lapack import dpbtrf, dpbtrs, dtbtrs
 
 from .iteration import schur_cholesky
 from .lapack import BandKernels, Level3Kernels, band_kernels, level3_kernels
+from .shift import SHIFTS, shifted
 
 __all__ = [
     "Layers",
     "tile_plan",
     "layers_of",
     "LayeredFactor",
-    "SHIFT_TRIES",
     "COLUMN_GROUP",
     "TILE_ROWS",
     "SOLVE_GROUPS_PER_THREAD",
 ]
 
-#: Diagonal shifts tried on a block that is not numerically positive definite (1e-14 … 1e-4 of its largest
-#: diagonal entry).
-SHIFT_TRIES = 7
 #: Tasks per thread of one banded solve over all blocks (:meth:`Layers.solve_groups`): measured at m = 2,
 #: n = 80, one task per block spent 0.75 s of 12 s in the thread pool's hand-over.
 SOLVE_GROUPS_PER_THREAD = 3
@@ -183,9 +181,8 @@ class LayeredFactor:
         self.buf = buf
         self.factors: list[np.ndarray] = [np.empty((0, 0))] * lay.nblocks
 
-        def refill(b: int) -> float:
-            """Block b's band as it was before factorisation (a retry with a shift); returns its largest
-            diagonal entry."""
+        def refill(b: int) -> None:
+            """Block b's band as it was before factorisation (a retry with a shift)."""
             lo, hi = int(lay.store_offsets[b]), int(lay.store_offsets[b + 1])
             region = buf[lo:hi]
             region[:] = 0.0
@@ -193,7 +190,6 @@ class LayeredFactor:
             region[lay.diag_pos[s0:s1] - lo] = diag[s0:s1]
             inside = (lay.off_pos >= lo) & (lay.off_pos < hi)
             region[lay.off_pos[inside] - lo] = off[inside]
-            return float(np.max(diag[s0:s1], initial=0.0))
 
         def work(b: int) -> tuple[np.ndarray, np.ndarray]:
             n_b, kd = int(lay.sizes[b]), int(lay.kd[b])
@@ -351,10 +347,10 @@ def _tbtrs(kernels: BandKernels | None, c: np.ndarray, B: np.ndarray) -> None:
         raise np.linalg.LinAlgError(f"banded triangular solve failed (info {info})")
 
 
-def _band_cholesky(ab: np.ndarray, owner: LayeredFactor, refill: Callable[[], float]) -> np.ndarray:
+def _band_cholesky(ab: np.ndarray, owner: LayeredFactor, refill: Callable[[], None]) -> np.ndarray:
     """The banded Cholesky factor of one block, in place in ``ab``; a block that is not numerically positive
-    definite is rebuilt by ``refill`` (which returns its largest diagonal entry) with a diagonal shift of 1e-14,
-    1e-12, … of that entry (no copy of the band is kept for this rare retry)."""
+    definite is rebuilt by ``refill`` and factorised with its diagonal times 1 + δ for δ in
+    :data:`~problems.ipm.shift.SHIFTS` (no copy of the band is kept for this rare retry)."""
     kernels = owner.kernels
 
     def factor(a: np.ndarray) -> int:
@@ -367,14 +363,10 @@ def _band_cholesky(ab: np.ndarray, owner: LayeredFactor, refill: Callable[[], fl
 
     if factor(ab) == 0:
         return ab
-    scale = refill() or 1.0
-    shift = 1e-14 * scale
-    for attempt in range(SHIFT_TRIES - 1):
-        if attempt > 0:  # the failed factorisation overwrote the band
-            refill()
-        ab[0] += shift
+    for delta in SHIFTS:
+        refill()  # the failed factorisation overwrote the band
+        ab[0] = shifted(ab[0], delta)
         if factor(ab) == 0:
             owner.shifted += 1
             return ab
-        shift *= 100.0
     raise np.linalg.LinAlgError("a block of the banded normal equations is not positive definite")

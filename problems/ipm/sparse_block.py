@@ -43,6 +43,7 @@ from scipy.linalg import LinAlgError, lapack
 from ..errors import ProblemTooLargeError
 from ..resources import format_bytes, memory_budget
 from .iteration import schur_cholesky
+from .shift import SHIFTS, shifted
 
 __all__ = [
     "SparseBlockPattern",
@@ -193,11 +194,10 @@ class SparseBlockFactor:
             lo, hi = int(sysm.offsets[k]), int(sysm.offsets[k + 1])
             rlo, rhi = int(sysm.roffsets[k]), int(sysm.roffsets[k + 1])
             d = diag[lo:hi]
-            values = np.concatenate([off[rlo:rhi], d])
             n = hi - lo
-            shift, tries = 0.0, 0
             dense = n <= SPARSE_MIN_SIZE
-            while True:
+            for delta in (0.0, *SHIFTS):  # unshifted, then relative diagonal shifts (problems.ipm.shift)
+                values = np.concatenate([off[rlo:rhi], shifted(d, delta) if delta else d])
                 try:
                     H = pat.matrix(k, values)
                     blk: _Block | _DenseBlock
@@ -210,15 +210,11 @@ class SparseBlockFactor:
                         ok = bool(np.all(piv > 0) and np.all(np.isfinite(piv)))
                 except (RuntimeError, LinAlgError):  # SuperLU: a zero pivot; LAPACK: not positive definite
                     ok = False
-                if ok or tries >= 6:
+                if ok:
                     break
-                scale = float(np.max(d))
-                shift = scale * (1e-14 if shift == 0.0 else 100 * shift / scale)
-                values = np.concatenate([off[rlo:rhi], d + shift])
-                tries += 1
             if not ok:
                 raise LinAlgError(f"block {k} of the normal equations is not positive definite")
-            if shift:
+            if delta:
                 self.shifted += 1
             if not dense:
                 permuted = pat.perm[k] is not None

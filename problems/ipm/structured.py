@@ -80,6 +80,7 @@ from .iteration import (  # noqa: F401 - the iteration's names, re-exported for 
 )
 from .lapack import BlasThreads, lapack_kernels
 from .rows import abs_product, reverse_pairs, scaled_ratio_rows  # noqa: F401 - reverse_pairs re-exported
+from .shift import SHIFTS, shifted
 
 __all__ = ["solve_ratio_lp_structured", "StructuredIPMData", "SOLVER_NAME"]
 
@@ -233,7 +234,8 @@ class _BlockFactor:
     previous one (the iteration uses one at a time).
     Each block is factorised in place in ``Hinv[y]`` (the C-order array is the Fortran-order transpose, and
     :math:`H_y` is symmetric).  A block that is not numerically positive definite is retried alone with a
-    growing diagonal shift (the refinement on the unreduced residual absorbs the perturbation).  The blocks
+    growing diagonal shift relative to each entry (:mod:`problems.ipm.shift`; the refinement on the unreduced
+    residual absorbs the perturbation).  The blocks
     are split over ``threads`` Python threads when LAPACK can be called without holding the GIL
     (:func:`_lapack_kernels`).
     """
@@ -279,10 +281,10 @@ class _BlockFactor:
                 out[...] = inv.T
             return info
 
-        def fill(out: np.ndarray, y: int, shift: float) -> None:
+        def fill(out: np.ndarray, y: int, delta: float) -> None:
             out.fill(0.0)
             out[pi, pj] = off[y]
-            out[idx, idx] = diag[y] + shift
+            out[idx, idx] = shifted(diag[y], delta) if delta else diag[y]
             dfl = deflation.get(y)
             if dfl is not None:
                 U, tau, _ = dfl
@@ -292,19 +294,15 @@ class _BlockFactor:
             S_loc = np.zeros((N, N))
             for y in ys:
                 out = self.Hinv[y]
-                fill(out, y, 0.0)
-                _, info = factor(out)
-                shift, scale = 0.0, float(np.max(diag[y]))
-                tries = 0
-                while info != 0 and tries < 6:
-                    shift = scale * (1e-14 if shift == 0.0 else 100 * shift / scale)
-                    fill(out, y, shift)
+                for delta in (0.0, *SHIFTS):  # unshifted, then relative diagonal shifts (problems.ipm.shift)
+                    fill(out, y, delta)
                     _, info = factor(out)
-                    tries += 1
+                    if info == 0:
+                        break
                 if info != 0:
                     failed.append(y)
                     return S_loc
-                if shift:
+                if delta:
                     self.shifted += 1
                 dfl = deflation.get(y)
                 if dfl is not None:

@@ -318,13 +318,12 @@ def test_layers_refuse_variables_out_of_band_order():
         Layers(np.array([1, 0]), np.array([0, 0]), 1, 2, np.array([0]), np.array([1]))
 
 
-def test_a_block_that_is_not_positive_definite_is_refilled_and_shifted_alone():
-    """A block with a negative eigenvalue of 1e-9 of its largest diagonal entry is rebuilt from the normal
-    matrix's parts and factorised with the first shift (1e-14, 1e-12, … of that entry) that makes it positive
-    definite, 1e-8; every other block keeps its exact factor.  Reference: NumPy's eigenvalues and products of
-    the dense blocks."""
+def _indefinite_block(seed: int = 5) -> tuple:
+    """The layered normal matrix of a reduced PD-I LP (n = 7) with random D and E, its largest block made
+    indefinite: smallest eigenvalue −1e-9 of its largest diagonal entry.  Returns the block system, diag, off,
+    the dense H (diagonal not yet replaced), the block and its rows."""
     n = 7
-    rng = np.random.default_rng(5)
+    rng = np.random.default_rng(seed)
     spec = ReducedPDI(parse_symmetric_prior(MIXTURE, n, 2)).lp.spec
     sysm = RaggedBlockSystem(spec.c, spec.A, spec.b, spec.src, spec.dst, spec.kappa, math.exp(1.3))
     lay = sysm.layers
@@ -343,22 +342,69 @@ def test_a_block_that_is_not_positive_definite_is_refilled_and_shifted_alone():
     lam_min = float(np.linalg.eigvalsh(H[s0:s1, s0:s1])[0])
     diag = diag.copy()
     diag[s0:s1] -= lam_min + 1e-9 * float(np.max(diag[s0:s1] - lam_min))  # smallest eigenvalue −1e-9·scale
-    scale = float(np.max(diag[s0:s1]))
-    shifted_block = H[s0:s1, s0:s1].copy()
-    shifted_block[np.diag_indices(s1 - s0)] = diag[s0:s1]
-    assert np.linalg.eigvalsh(shifted_block)[0] < -0.5e-9 * scale  # not positive definite
+    H[np.arange(sysm.K), np.arange(sysm.K)] = diag
+    return sysm, diag, off, H, (pi[r1], pj[r1]), b, s0, s1
+
+
+def _factor_matrix(c: np.ndarray) -> np.ndarray:
+    """The dense L of a lower band factor in LAPACK band storage."""
+    kd1, nb = c.shape
+    L = np.zeros((nb, nb))
+    for r in range(kd1):
+        L[np.arange(r, nb), np.arange(nb - r)] = c[r, : nb - r]
+    return L
+
+
+def _first_shift(block: np.ndarray) -> float:
+    """The first δ of 1e-14, 1e-12, … whose block with its diagonal times 1 + δ is positive definite (NumPy's
+    eigenvalues; the candidates are 100× apart, so the smallest eigenvalues of consecutive ones are far from zero
+    on one side or the other)."""
+    d = np.diag(block)
+    return next(
+        delta
+        for delta in (1e-14 * 100.0**k for k in range(6))
+        if np.linalg.eigvalsh(block + delta * np.diag(d))[0] > 1e-3 * delta * float(np.min(d))
+    )
+
+
+def test_a_block_that_is_not_positive_definite_is_refilled_and_shifted_alone():
+    """A block with a negative eigenvalue of 1e-9 of its largest diagonal entry is rebuilt from the normal
+    matrix's parts and factorised with its diagonal times 1 + δ for the first δ of 1e-14, 1e-12, … that makes it
+    positive definite; every other block keeps its exact factor.  Reference: NumPy's eigenvalues and products of
+    the dense blocks."""
+    sysm, diag, off, H, _pairs, b, s0, s1 = _indefinite_block()
+    lay = sysm.layers
+    assert np.linalg.eigvalsh(H[s0:s1, s0:s1])[0] < -0.5e-9 * float(
+        np.max(diag[s0:s1])
+    )  # not positive definite
+    first = _first_shift(H[s0:s1, s0:s1])
     fac = sysm.factor(diag, off, 1, {})
     assert isinstance(fac, LayeredFactor)
     assert fac.shifted == 1
     for blk in range(lay.nblocks):
         a0, a1 = int(lay.starts[blk]), int(lay.starts[blk + 1])
-        c = fac.factors[blk]
-        kd1, nb = c.shape
-        L = np.zeros((nb, nb))
-        for r in range(kd1):
-            L[np.arange(r, nb), np.arange(nb - r)] = c[r, : nb - r]
+        L = _factor_matrix(fac.factors[blk])
         want = H[a0:a1, a0:a1].copy()
-        want[np.diag_indices(a1 - a0)] = diag[a0:a1]
         if blk == b:
-            want += 1e-8 * scale * np.eye(a1 - a0)
+            want[np.diag_indices(a1 - a0)] *= 1.0 + first
         np.testing.assert_allclose(L @ L.T, want, rtol=0, atol=1e-12 * np.abs(want).max())
+
+
+def test_the_shift_does_not_depend_on_the_scaling_of_the_variables():
+    """Cholesky's rounding is invariant under a symmetric diagonal scaling ΣHΣ, and so is the shift: the indefinite
+    block scaled by σ spanning 1e-10 … 1e10 (as s/u does near the optimum) is shifted by the same relative δ, and
+    its factor is Σ times the unscaled one.  A shift relative to the block's largest diagonal entry is not: there
+    it is 1e-20 of the largest entry's scale on the smallest ones.  Reference: NumPy's products of the dense
+    blocks."""
+    sysm, diag, off, H, (pi, pj), b, s0, s1 = _indefinite_block()
+    rng = np.random.default_rng(11)
+    sigma = 10.0 ** rng.uniform(-10, 10, sysm.K)
+    fac = sysm.factor(diag, off, 1, {})
+    scaled = sysm.factor(diag * sigma**2, off * sigma[pi] * sigma[pj], 1, {})
+    assert fac.shifted == scaled.shifted == 1
+    first = _first_shift(H[s0:s1, s0:s1])
+    want = H[s0:s1, s0:s1].copy()
+    want[np.diag_indices(s1 - s0)] *= 1.0 + first
+    # Σ⁻¹ L_Σ L_Σᵀ Σ⁻¹ is the unscaled shifted block: the same δ was chosen
+    L = _factor_matrix(scaled.factors[b]) / sigma[s0:s1, None]
+    np.testing.assert_allclose(L @ L.T, want, rtol=0, atol=1e-10 * np.abs(want).max())
