@@ -59,7 +59,7 @@ from .iteration import BLAS_THREADS, SOLVER_NAME, schur_cholesky, solve_block_an
 from .lapack import BlasThreads, lapack_kernels, trim_heap
 from .layered import LayeredFactor, Layers, layers_of
 from .rows import abs_product, scaled_ratio_rows
-from .shift import SHIFTS, shifted
+from .shift import TRIES, shifted
 from .sparse_block import SparseBlockFactor, SparseBlockPattern
 
 __all__ = ["RaggedBlockSystem", "solve_block_lp", "BLOCK_SOLVER_NAME", "MAX_BLOCK_SIZE", "MAX_BLOCK_BYTES"]
@@ -433,10 +433,10 @@ class _RaggedFactor:
             n = hi - lo
             d = diag[lo:hi]
             li, lj = sysm.local_i[rlo:rhi], sysm.local_j[rlo:rhi]
-            for delta in (0.0, *SHIFTS):  # unshifted, then relative diagonal shifts (problems.ipm.shift)
+            for delta in TRIES:
                 H.fill(0.0)
                 H[li, lj] = off[rlo:rhi]
-                H[np.arange(n), np.arange(n)] = shifted(d, delta) if delta else d
+                H[np.arange(n), np.arange(n)] = shifted(d, delta)
                 info = kernels.potrf(H)
                 if info == 0:
                     break

@@ -22,12 +22,14 @@ from typing import Final
 
 import numpy as np
 
-__all__ = ["SHIFTS", "shifted"]
+__all__ = ["SHIFTS", "TRIES", "shifted"]
 
 #: The relative shifts δ tried in turn on a block that is not numerically positive definite.
 SHIFTS: Final = (1e-14, 1e-12, 1e-10, 1e-8, 1e-6, 1e-4)
+#: A factorisation's tries: unshifted, then each of :data:`SHIFTS`.
+TRIES: Final = (0.0, *SHIFTS)
 
 
 def shifted(diag: np.ndarray, delta: float) -> np.ndarray:
-    """The diagonal ``diag`` times 1 + δ (a new array)."""
-    return diag * (1.0 + delta)
+    """The diagonal ``diag`` times 1 + δ (a new array; ``diag`` itself when δ = 0)."""
+    return diag * (1.0 + delta) if delta else diag

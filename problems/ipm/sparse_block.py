@@ -43,7 +43,7 @@ from scipy.linalg import LinAlgError, lapack
 from ..errors import ProblemTooLargeError
 from ..resources import format_bytes, memory_budget
 from .iteration import schur_cholesky
-from .shift import SHIFTS, shifted
+from .shift import TRIES, shifted
 
 __all__ = [
     "SparseBlockPattern",
@@ -196,8 +196,8 @@ class SparseBlockFactor:
             d = diag[lo:hi]
             n = hi - lo
             dense = n <= SPARSE_MIN_SIZE
-            for delta in (0.0, *SHIFTS):  # unshifted, then relative diagonal shifts (problems.ipm.shift)
-                values = np.concatenate([off[rlo:rhi], shifted(d, delta) if delta else d])
+            for delta in TRIES:
+                values = np.concatenate([off[rlo:rhi], shifted(d, delta)])
                 try:
                     H = pat.matrix(k, values)
                     blk: _Block | _DenseBlock

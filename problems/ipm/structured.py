@@ -80,7 +80,7 @@ from .iteration import (  # noqa: F401 - the iteration's names, re-exported for 
 )
 from .lapack import BlasThreads, lapack_kernels
 from .rows import abs_product, reverse_pairs, scaled_ratio_rows  # noqa: F401 - reverse_pairs re-exported
-from .shift import SHIFTS, shifted
+from .shift import TRIES, shifted
 
 __all__ = ["solve_ratio_lp_structured", "StructuredIPMData", "SOLVER_NAME"]
 
@@ -284,7 +284,7 @@ class _BlockFactor:
         def fill(out: np.ndarray, y: int, delta: float) -> None:
             out.fill(0.0)
             out[pi, pj] = off[y]
-            out[idx, idx] = shifted(diag[y], delta) if delta else diag[y]
+            out[idx, idx] = shifted(diag[y], delta)
             dfl = deflation.get(y)
             if dfl is not None:
                 U, tau, _ = dfl
@@ -294,7 +294,7 @@ class _BlockFactor:
             S_loc = np.zeros((N, N))
             for y in ys:
                 out = self.Hinv[y]
-                for delta in (0.0, *SHIFTS):  # unshifted, then relative diagonal shifts (problems.ipm.shift)
+                for delta in TRIES:
                     fill(out, y, delta)
                     _, info = factor(out)
                     if info == 0:
