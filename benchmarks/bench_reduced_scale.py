@@ -83,13 +83,22 @@ def child_toolkit(point: dict) -> dict:
         "solve_s": solve,
         "time_s": solve,
         "cpu_s": cpu,
+        **answer_fields(res),
+        "peak_rss_mib": _peak_rss_mib(),
+    }
+
+
+def answer_fields(res) -> dict:  # noqa: ANN001 - a SolveResult
+    """What a child reports of an answer: status, value, certified bounds, the back end that answered, its
+    iterations and every attempt."""
+    return {
         "status": str(res.status),
         "value": float(res.value),
         "lower": float(res.bounds.lower),
         "upper": float(res.bounds.upper),
         "solver": res.stats.solver,
+        "iterations": res.stats.iterations,
         "attempts": [list(a) for a in res.stats.attempts],
-        "peak_rss_mib": _peak_rss_mib(),
     }
 
 

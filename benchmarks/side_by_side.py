@@ -10,6 +10,7 @@ sets its variant up and prints the child's JSON line.  The results are rewritten
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import subprocess
@@ -19,12 +20,22 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
-__all__ = ["arguments", "compare", "now_against_former", "run", "write", "cell", "bounds"]
+__all__ = ["arguments", "compare", "now_against_former", "revision_tree", "run", "write", "cell", "bounds"]
 
 
-def arguments(doc: str, n: list[int], eps: list[float], priors: list[str], out: Path) -> argparse.Namespace:
-    """``--n``, ``--eps``, ``--priors``, ``--out`` (with these defaults) and the hidden ``--child``."""
+def arguments(
+    doc: str,
+    n: list[int],
+    eps: list[float],
+    priors: list[str],
+    out: Path,
+    more: Callable[[argparse.ArgumentParser], object] | None = None,
+) -> argparse.Namespace:
+    """``--n``, ``--eps``, ``--priors``, ``--out`` (with these defaults), the hidden ``--child`` and whatever
+    ``more`` adds to the parser."""
     ap = argparse.ArgumentParser(description=doc)
+    if more is not None:
+        more(ap)
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--n", type=int, nargs="+", default=n)
     ap.add_argument("--eps", type=float, nargs="+", default=eps)
@@ -34,34 +45,65 @@ def arguments(doc: str, n: list[int], eps: list[float], priors: list[str], out: 
 
 
 def compare(
-    script: str, args: argparse.Namespace, key: str, variants: Sequence[str]
+    script: str,
+    args: argparse.Namespace,
+    key: str,
+    variants: Sequence[str],
+    paths: dict[str, str] | None = None,
+    points: Sequence[dict] | None = None,
 ) -> Iterator[tuple[dict, dict]]:
-    """Every point of ``args`` (n, prior, ε) in every variant, one fresh child each, interleaved; yields the point
-    and ``{variant: answer}``, the rows written to ``args.out`` after every child."""
+    """Every point of ``args`` (n, prior, ε; or the given ``points``) in every variant, one fresh child each,
+    interleaved; yields the point and ``{variant: answer}``, the rows written to ``args.out`` after every child.
+    ``paths[variant]``, where given, goes first on the child's ``PYTHONPATH`` (the library of another revision:
+    :func:`revision_tree`)."""
     rows: list[dict] = []
-    for n in args.n:
-        for prior in args.priors:
-            for eps in args.eps:
-                base = {"program": "pd-dp", "prior": prior, "n": n, "m": 2, "eps_arg": eps}
-                got = {}
-                for v in variants:
-                    got[v] = run(script, {**base, key: v})
-                    rows.append({**base, key: v, "load": os.getloadavg()[0], **got[v]})
-                    write(Path(args.out), rows)
-                yield base, got
+    if points is None:
+        points = [
+            {"program": "pd-dp", "prior": prior, "n": n, "m": 2, "eps_arg": eps}
+            for n in args.n
+            for prior in args.priors
+            for eps in args.eps
+        ]
+    for base in points:
+        got = {}
+        for v in variants:
+            got[v] = run(script, {**base, key: v}, path=(paths or {}).get(v))
+            rows.append({**base, key: v, "load": os.getloadavg()[0], **got[v]})
+            write(Path(args.out), rows)
+        yield base, got
 
 
-def run(script: str, point: dict, timeout: float = 1800.0) -> dict:
-    """``script --child POINT`` in a fresh interpreter: its last stdout line as JSON, or ``{"error": …}``."""
+def run(script: str, point: dict, timeout: float = 1800.0, path: str | None = None) -> dict:
+    """``script --child POINT`` in a fresh interpreter (``path`` first on its ``PYTHONPATH``): its last stdout
+    line as JSON, or ``{"error": …}``."""
+    env = None
+    if path is not None:
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([path, os.environ.get("PYTHONPATH", "")])}
     out = subprocess.run(
         [sys.executable, script, "--child", json.dumps(point)],
         capture_output=True,
         text=True,
         timeout=timeout,
+        env=env,
     )
     if out.returncode != 0:
         return {"error": out.stderr.strip().splitlines()[-1:] or [f"exit {out.returncode}"]}
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+@contextlib.contextmanager
+def revision_tree(rev: str) -> Iterator[str]:
+    """A temporary directory holding the package ``problems`` as it is at the git revision ``rev`` (``git
+    archive``), for a child's ``PYTHONPATH``: the former code itself runs beside the current one."""
+    root = Path(__file__).resolve().parent.parent
+    with tempfile.TemporaryDirectory(prefix="former-") as tmp:
+        archive = subprocess.run(
+            ["git", "-C", str(root), "archive", "--format=tar", rev, "problems"],
+            capture_output=True,
+            check=True,
+        )
+        subprocess.run(["tar", "-x", "-C", tmp], input=archive.stdout, check=True)
+        yield tmp
 
 
 def write(path: Path, rows: list[dict]) -> None:
@@ -90,19 +132,35 @@ def now_against_former(
     args: argparse.Namespace,
     child: Callable[[dict], dict],
     extra: Sequence[tuple[str, Callable[[dict], str]]] = (),
+    former: str | None = None,
+    points: Sequence[dict] | None = None,
 ) -> None:
-    """The main of a benchmark of the code as it is ("now") against the former code its ``child`` sets up for
-    the variant "former": as a child, the point's JSON line; otherwise every point in both variants as a markdown
-    table, with the ``extra`` columns (a header and a function of ``{variant: answer}``) before the bounds."""
+    """The main of a benchmark of the code as it is ("now") against the former code — the one its ``child`` sets
+    up for the variant "former", or the library at the git revision ``former`` (:func:`revision_tree`): as a
+    child, the point's JSON line; otherwise every point (``points``, or those of ``args``) in both variants as a
+    markdown table, with the ``extra`` columns (a header and a function of ``{variant: answer}``) before the
+    bounds."""
     if args.child is not None:
         print(json.dumps(child(json.loads(args.child))))
         return
+    with contextlib.ExitStack() as stack:
+        paths = None if former is None else {"former": stack.enter_context(revision_tree(former))}
+        _table(script, args, extra, paths, points)
+
+
+def _table(
+    script: str,
+    args: argparse.Namespace,
+    extra: Sequence[tuple[str, Callable[[dict], str]]],
+    paths: dict[str, str] | None,
+    points: Sequence[dict] | None,
+) -> None:
     variants = ("now", "former")
     heads = ["n", "prior", "ε", "now: s, answered by", "former: s, answered by", *(h for h, _ in extra)]
     heads += ["bounds (now)", "attempts (now / former)"]
     print("| " + " | ".join(heads) + " |")
     print("|" + "---|" * len(heads))
-    for p, got in compare(script, args, "variant", variants):
+    for p, got in compare(script, args, "variant", variants, paths, points):
         tries = " / ".join(str(len(got[v].get("attempts", []))) for v in variants)
         cells = [str(p["n"]), p["prior"], f"{p['eps_arg']:g}", cell(got["now"]), cell(got["former"])]
         cells += [fn(got) for _, fn in extra] + [bounds(got["now"]), tries]

@@ -40,6 +40,7 @@ import scipy.linalg as sla
 
 from ..errors import SolverFailedError
 from ..progress import note
+from .elementwise import steps, trial_product, with_errstate
 from .lapack import lapack_kernels, trim_heap
 
 __all__ = ["BlockSystem", "solve_block_angular", "schur_cholesky", "SOLVER_NAME", "ENOUGH_GAP"]
@@ -79,6 +80,12 @@ REFINE_ALL_BELOW = 1e-9
 STALL_ITERATIONS = 6
 #: relative duality gap below which the caller's early-stop test (its certificate) is asked at every iterate
 ENOUGH_GAP = 1e-6
+#: once the early-stop test has refused an iterate, it is asked again when the relative duality gap has fallen
+#: below ENOUGH_STEP times the refused one, or ENOUGH_EVERY iterations later: a test (the certificate) costs about
+#: two thirds of an iteration's wall time at m = 2, n = 100, and near the end the gap falls by only 10–25 % per
+#: iteration, so asking at every iterate spent 9–15 tests on a point
+ENOUGH_STEP = 0.5
+ENOUGH_EVERY = 2
 #: the dual residual is measured beyond this multiple of the size of its terms (:func:`_dual_residual`)
 DRES_FLOOR = 64 * np.finfo(float).eps
 
@@ -117,41 +124,6 @@ def schur_cholesky(S: np.ndarray) -> tuple[np.ndarray, bool]:
     except np.linalg.LinAlgError:
         S[np.diag_indices(S.shape[0])] += 1e-14 * np.max(np.abs(np.diag(S)))
         return sla.cho_factor(S, lower=True, check_finite=False)
-
-
-#: elements per slice of the step-length and trial-point computations (their temporaries stay this small)
-SLICE = 1 << 20
-
-
-def _max_step(x: np.ndarray, dx: np.ndarray) -> float:
-    """Largest α ∈ (0, 1] with x + α dx ≥ 0 (x > 0)."""
-    xf, df = x.reshape(-1), dx.reshape(-1)
-    worst = max(
-        float(np.max(-df[i : i + SLICE] / xf[i : i + SLICE])) for i in range(0, max(xf.size, 1), SLICE)
-    )
-    return 1.0 if worst <= 1.0 else 1.0 / worst  # α·(−dx/x) ≤ 1 for every component
-
-
-def _trial_product(
-    x: np.ndarray, a: float, dx: np.ndarray, y: np.ndarray, b: float, dy: np.ndarray
-) -> np.ndarray:
-    """(x + a·dx) ∘ (y + b·dy) with two temporaries (the same values as the plain expression)."""
-    out = a * dx
-    out += x
-    t = b * dy
-    t += y
-    out *= t
-    return out
-
-
-def _steps(
-    zt: np.ndarray, w: np.ndarray, lam: np.ndarray, s: np.ndarray, d: tuple[np.ndarray, ...], bounded: bool
-) -> tuple[float, float]:
-    """Largest primal and dual steps in (0, 1] keeping (z, w) and (λ, s) non-negative (z, s only if bounded)."""
-    dz, dw, _, dlam, ds = d
-    if not bounded:
-        return _max_step(w, dw), _max_step(lam, dlam)
-    return min(_max_step(zt, dz), _max_step(w, dw)), min(_max_step(lam, dlam), _max_step(s, ds))
 
 
 def _dual_residual(
@@ -234,11 +206,14 @@ class _Newton:
         self.krylov = KRYLOV_DIM > 0 and self.bounded and getattr(data, "krylov", False)
         self.pool = pool
         self.chunks = data.chunks(1 if pool is None else pool._max_workers)
+        # a system that splits its ratio rows into halves of its blocks (with their own products): see raw()
+        halves = getattr(data, "halves", None)
+        self.halves = halves() if halves is not None and pool is not None else None
 
     def _map(self, fn, chunks):  # noqa: ANN001, ANN202
         if self.pool is None or len(chunks) == 1:
             return [fn(c) for c in chunks]
-        return list(self.pool.map(fn, chunks))
+        return list(self.pool.map(with_errstate(fn), chunks))
 
     def raw(
         self,
@@ -251,36 +226,44 @@ class _Newton:
     ) -> list[np.ndarray]:
         """One unrefined Newton solve (``None`` stands for a zero residual); blocks of columns in parallel.
 
-        ``keep_dw=False`` (one chunk only) returns None for Δw and Δλ: Δλ is formed in Δw's array."""
+        ``keep_dw=False`` (one chunk only) returns None for Δw and Δλ: Δλ is formed in Δw's array.  A block
+        system with :attr:`halves` works on each half of its blocks on its own thread (the products with G and
+        its transpose and the elementwise work around them), and factors and solves all blocks at once."""
         data, fac, w = self.data, self.fac, self.w
         f = np.empty_like(rs)
         Hf = np.empty_like(rs)
+        halves = self.halves
 
-        def stage1(c: slice) -> np.ndarray:
-            t = None if rl is None else rl[c] / w[c]
+        def rhs(zs: slice, ws: slice, GT: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+            """f on the variables ``zs`` (their ratio rows ``ws``), kept in ``f`` and returned."""
+            t = None if rl is None else rl[ws] / w[ws]
             if rg is not None:
                 if t is None:
-                    t = self.Drg[c].copy()
+                    t = self.Drg[ws].copy()
                 else:
-                    t += self.Drg[c]
-            fc = rs[c] / self.zt[c] if self.bounded else np.zeros_like(rs[c])
+                    t += self.Drg[ws]
+            fc = rs[zs] / self.zt[zs] if self.bounded else np.zeros_like(rs[zs])
             if t is not None:
-                fc -= data.GT(t)
+                fc -= GT(t)
             del t
             if rd is not None:
-                fc -= rd[c]
-            f[c] = fc
-            return fac.forward(fc, c, Hf)
+                fc -= rd[zs]
+            f[zs] = fc
+            return fc
 
-        rhs1 = sum(self._map(stage1, self.chunks))
+        if halves is None:
+            rhs1 = sum(self._map(lambda c: fac.forward(rhs(c, c, data.GT), c, Hf), self.chunks))
+        else:
+            self._map(lambda h: rhs(h.z, h.w, h.GT), halves)
+            rhs1 = fac.forward(f, slice(None), Hf)
         if rp is not None:
             rhs1 = rhs1 + rp  # Σ_y Δz_y = −r_p
         dnu, tt = fac.coupling(rhs1, f)
         dz = np.empty_like(rs)
-        single = len(self.chunks) == 1
+        single = len(self.chunks) == 1 and halves is None
         whole: list[np.ndarray] = []
-        dw = np.empty(0) if single else np.empty_like(self.w)
-        dlam = np.empty(0) if single else np.empty_like(self.w)
+        dw = np.empty(0) if single or not keep_dw else np.empty_like(self.w)
+        dlam = np.empty(0) if single or not keep_dw else np.empty_like(self.w)
         ds = np.empty_like(rs)
         e1 = None if self.bounded else np.empty_like(rs)
 
@@ -290,36 +273,43 @@ class _Newton:
         self._map(stage2, self.chunks)
         fac.border(dz, tt)
 
-        def stage3(c: slice) -> None:
-            dwc = data.G(dz[c])
+        def finish(zs: slice, ws: slice, G: Callable, GT: Callable, at: np.ndarray) -> None:
+            """Δw, Δλ on the ratio rows ``ws`` and Δs on their variables ``zs`` (``at``: their part of AᵀΔν)."""
+            dwc = G(dz[zs])
             np.negative(dwc, out=dwc)
             if rg is not None:
-                dwc -= rg[c]
-            dlc = self.lam[c] * dwc if keep_dw or not single else np.multiply(self.lam, dwc, out=dwc)
+                dwc -= rg[ws]
+            dlc = self.lam[ws] * dwc if keep_dw else np.multiply(self.lam[ws], dwc, out=dwc)
             if rl is None:
                 np.negative(dlc, out=dlc)
             else:
-                np.subtract(rl[c], dlc, out=dlc)  # (r_λ − λΔw)/w, in place
-            dlc /= w[c]
+                np.subtract(rl[ws], dlc, out=dlc)  # (r_λ − λΔw)/w, in place
+            dlc /= w[ws]
             if single:  # the whole vector: keep the arrays (no copies into dw, dlam)
                 whole[:] = [dwc, dlc]
-            else:
-                dw[c] = dwc
-                dlam[c] = dlc
-            dsc = data.GT(dlc)
-            dsc += data.AT(dnu)
+            elif keep_dw:
+                dw[ws] = dwc
+                dlam[ws] = dlc
+            dsc = GT(dlc)
+            dsc += at
             if rd is not None:
-                dsc += rd[c]
+                dsc += rd[zs]
             if self.bounded:
-                ds[c] = dsc
+                ds[zs] = dsc
             else:  # no s: dsc is the rounding left in equation (1), refined by solve()
-                ds[c] = 0.0
+                ds[zs] = 0.0
                 assert e1 is not None
-                e1[c] = dsc
+                e1[zs] = dsc
 
-        self._map(stage3, self.chunks)
-        if single:
-            dw, dlam = whole if keep_dw else (None, None)
+        if halves is None:
+            self._map(lambda c: finish(c, c, data.G, data.GT, data.AT(dnu)), self.chunks)
+        else:
+            at = data.AT(dnu)
+            self._map(lambda h: finish(h.z, h.w, h.G, h.GT, at[h.z]), halves)
+        if single and keep_dw:
+            dw, dlam = whole
+        elif not keep_dw:
+            dw = dlam = None
         self.e1 = e1
         return [dz, dw, dnu, dlam, ds]
 
@@ -493,8 +483,8 @@ def _centrality_correctors(
     bmin, bmax = MCC_BETA
     lo, hi = bmin * target, bmax * target
 
-    def steps(d: tuple[np.ndarray, ...]) -> tuple[float, float]:
-        return _steps(zt, w, lam, s, d, newton.bounded)
+    def lengths(d: tuple[np.ndarray, ...]) -> tuple[float, float]:
+        return steps(zt, w, lam, s, d, newton.bounded, newton.pool)
 
     def push(v: np.ndarray) -> np.ndarray:
         out = np.where(v < lo, lo - v, 0.0)
@@ -502,30 +492,22 @@ def _centrality_correctors(
         out[big] = np.maximum(hi - v[big], -hi)
         return out
 
-    def pushed(x: np.ndarray, dx: np.ndarray, y: np.ndarray, dy: np.ndarray) -> np.ndarray:
-        """push((x + tp·dx)(y + td·dy)), one slice at a time (peak memory)."""
-        out = np.empty_like(x)
-        xf, dxf, yf, dyf, of = x.reshape(-1), dx.reshape(-1), y.reshape(-1), dy.reshape(-1), out.reshape(-1)
-        for i in range(0, xf.size, SLICE):
-            j = slice(i, i + SLICE)
-            of[j] = push((xf[j] + tp * dxf[j]) * (yf[j] + td * dyf[j]))
-        return out
-
-    ap, ad = steps(direction)
+    ap, ad = lengths(direction)
     kept = 0
     for _ in range(max_correctors):
         if min(ap, ad) >= 1.0:
             break
         tp, td = min(1.0, MCC_STRETCH * ap + MCC_PLUS), min(1.0, MCC_STRETCH * ad + MCC_PLUS)
         dz, dw, dnu, dlam, ds = direction
-        vz = pushed(zt, dz, s, ds)
-        vw = [pushed(w, dw, lam, dlam)]  # handed over
+        # push((z + tp·Δz)(s + td·Δs)), part by part on the iteration's threads
+        vz = trial_product(zt, tp, dz, s, td, ds, newton.pool, push)
+        vw = [trial_product(w, tp, dw, lam, td, dlam, newton.pool, push)]  # handed over
         corr = newton.solve(vz, vw, homogeneous=True, refine=refine)
         del vz
         for x, y in zip(corr, direction):  # the trial direction, built in the corrector's own arrays
             x += y
         trial = corr
-        ap1, ad1 = steps(trial)
+        ap1, ad1 = lengths(trial)
         if min(ap1, ad1) < MCC_GAIN * min(ap, ad):
             break
         direction, ap, ad = trial, ap1, ad1
@@ -550,8 +532,9 @@ def solve_block_angular(
     """Mehrotra predictor–corrector on the scaled block-angular LP; returns (Zᵀ, ν, λ, s, iterations).
 
     ``time_limit`` (seconds) ends the iteration like ``max_iter`` does (the best acceptable iterate is
-    returned, else :class:`SolverFailedError`).  ``enough(Zᵀ, ν, λ, s)`` (scaled iterate) is asked at every
-    iterate whose relative duality gap is below :data:`ENOUGH_GAP`; the first iterate it accepts is returned
+    returned, else :class:`SolverFailedError`).  ``enough(Zᵀ, ν, λ, s)`` (scaled iterate) is asked at the
+    iterates whose relative duality gap is below :data:`ENOUGH_GAP` (after a refusal: once the gap has halved, or two
+    iterations later, :data:`ENOUGH_STEP`, :data:`ENOUGH_EVERY`); the first iterate it accepts is returned
     (the caller passes its certificate, so the iteration ends as soon as the answer is proved).  ``probe(Zᵀ, ν,
     λ, s, iteration)`` is asked at every iterate, whatever its gap; True ends the iteration at that iterate (the
     caller keeps what its probe found: :class:`~problems.lp.active_blocks.ActiveBlockProbe`).
@@ -572,6 +555,7 @@ def solve_block_angular(
     last = "max_iter"
     best: tuple = (np.inf,)
     short = 0
+    asked = (np.inf, 0)  # the early-stop test is asked at once (then: ENOUGH_STEP, ENOUGH_EVERY)
     pool = ThreadPoolExecutor(threads) if threads > 1 else None
     use_pool = getattr(data, "use_pool", None)  # a system that splits its own products over the threads
     if use_pool is not None:
@@ -593,8 +577,10 @@ def solve_block_angular(
             note(iteration=it, kkt=f"{merit:.1e}")
             if merit <= tol:
                 return zt, nu, lam, s, it
-            if enough is not None and gap <= ENOUGH_GAP and enough(zt, nu, lam, s):
-                return zt, nu, lam, s, it
+            if enough is not None and gap <= ENOUGH_GAP and (gap <= ENOUGH_STEP * asked[0] or it >= asked[1]):
+                if enough(zt, nu, lam, s):
+                    return zt, nu, lam, s, it
+                asked = (gap, it + ENOUGH_EVERY)  # refused: the gap or the iteration at which to ask again
             if probe is not None and probe(zt, nu, lam, s, it):
                 return zt, nu, lam, s, it
             if merit < best[0]:
@@ -638,9 +624,9 @@ def solve_block_angular(
             rl_a = [lam * w]
             np.negative(rl_a[0], out=rl_a[0])  # −λ∘w, handed over
             dz, dw, dnu, dlam, ds = newton(-s * zt, rl_a, refine=late)
-            ap, ad = _steps(zt, w, lam, s, (dz, dw, dnu, dlam, ds), bounded)
-            mu_aff = float(np.sum(_trial_product(zt, ap, dz, s, ad, ds)))
-            mu_aff = (mu_aff + float(np.sum(_trial_product(w, ap, dw, lam, ad, dlam)))) / n_comp
+            ap, ad = steps(zt, w, lam, s, (dz, dw, dnu, dlam, ds), bounded, pool)
+            mu_aff = float(np.sum(trial_product(zt, ap, dz, s, ad, ds, pool)))
+            mu_aff = (mu_aff + float(np.sum(trial_product(w, ap, dw, lam, ad, dlam, pool)))) / n_comp
             sigma = min(SIGMA_MAX, (mu_aff / mu) ** SIGMA_POWER) if mu > 0 else 0.0
             # corrector (the predictor is freed before its solve: peak memory); σμ − λw − ΔwΔλ in place
             rs_c = sigma * mu - s * zt - dz * ds
@@ -663,7 +649,7 @@ def solve_block_angular(
                     newton_sys, zt, w, lam, s, (dz, dw, dnu, dlam, ds), sigma * mu, max_correctors, late
                 )
             eta = ETA
-            ap, ad = _steps(zt, w, lam, s, (dz, dw, dnu, dlam, ds), bounded)
+            ap, ad = steps(zt, w, lam, s, (dz, dw, dnu, dlam, ds), bounded, pool)
             ap, ad = eta * ap, eta * ad
             if _TRACE:
                 _trace(it, mu, pres, dres, gap, sigma, ap, ad, kept, zt * s / mu, w * lam / mu)

@@ -47,6 +47,7 @@ import numpy as np
 import scipy.linalg as sla
 from scipy.linalg.lapack import dpbtrf, dpbtrs, dtbtrs
 
+from .elementwise import with_errstate
 from .iteration import schur_cholesky
 from .lapack import BandKernels, Level3Kernels, band_kernels, level3_kernels
 from .shift import SHIFTS, shifted
@@ -127,7 +128,17 @@ class Layers:
         off_pos = self.store_offsets[rblock[keep]] + col * (kd[rblock[keep]] + 1) + (hi - lo)[keep]
         # 32-bit positions where the band storage allows (a P/2-vector: 11 MB instead of 22 at m = 2, n = 200)
         self.off_pos = off_pos.astype(np.int32) if small else off_pos
+        # where each block's off-diagonal entries start in off_pos (grouped by block when the rows are in block
+        # order, as the block systems keep them; otherwise ``off_order`` groups them)
+        off_block = rblock[keep]
+        grouped = bool(np.all(off_block[1:] >= off_block[:-1]))
+        self.off_order = None if grouped else np.argsort(off_block, kind="stable")
+        self.off_starts = np.searchsorted(
+            off_block if grouped else off_block[self.off_order], np.arange(nblocks + 1)
+        )
         self._groups: dict[int, list[range]] = {}
+        #: the band storage of a factor that is gone (:class:`LayeredFactor` takes it over)
+        self.spare: np.ndarray | None = None
         self._tiles: dict[tuple[int, int], list[tuple[int, ...]]] = {}
         # per block: the layer of each local variable and where each layer starts (for A_bᵀ and the staircase)
         rows_of = (var_layer if link is None else link).astype(np.int32)  # linking rows < E: 32 bits
@@ -175,24 +186,28 @@ class LayeredFactor:
         self.pool = pool if self.kernels is not None else None
         E = lay.E
         self.shifted = 0
-        buf = np.zeros(int(lay.store_offsets[-1]))
-        buf[lay.diag_pos] = diag
-        buf[lay.off_pos] = off  # one entry per unordered pair of the ratio rows, in the order of off_pos
+        # the band storage of every block, each filled by the thread that factorises it; the storage of the
+        # layout's last factor is taken over once that factor is gone (no new pages to fault in per iteration)
+        buf = lay.spare if lay.spare is not None else np.empty(int(lay.store_offsets[-1]))
+        lay.spare = None
         self.buf = buf
         self.factors: list[np.ndarray] = [np.empty((0, 0))] * lay.nblocks
 
         def refill(b: int) -> None:
-            """Block b's band as it was before factorisation (a retry with a shift)."""
+            """Block b's band: its diagonal and off-diagonal entries (``off``: one per unordered pair of ratio
+            rows, in the order of off_pos), zeros elsewhere; again for a retry with a shift."""
             lo, hi = int(lay.store_offsets[b]), int(lay.store_offsets[b + 1])
             region = buf[lo:hi]
             region[:] = 0.0
             s0, s1 = int(lay.starts[b]), int(lay.starts[b + 1])
             region[lay.diag_pos[s0:s1] - lo] = diag[s0:s1]
-            inside = (lay.off_pos >= lo) & (lay.off_pos < hi)
-            region[lay.off_pos[inside] - lo] = off[inside]
+            at = slice(int(lay.off_starts[b]), int(lay.off_starts[b + 1]))
+            mine = at if lay.off_order is None else lay.off_order[at]
+            region[lay.off_pos[mine] - lo] = off[mine]
 
         def work(b: int) -> tuple[np.ndarray, np.ndarray]:
             n_b, kd = int(lay.sizes[b]), int(lay.kd[b])
+            refill(b)
             ab = buf[lay.store_offsets[b] : lay.store_offsets[b + 1]].reshape((kd + 1, n_b), order="F")
             c = _band_cholesky(ab, self, lambda: refill(b))
             self.factors[b] = c
@@ -231,11 +246,18 @@ class LayeredFactor:
             raise np.linalg.LinAlgError("the Schur complement of the layered blocks is not finite")
         self.S_cho = schur_cholesky(S)
 
+    def __del__(self) -> None:
+        # this factor's band storage (and the views of it in ``factors``) is no longer read: the next factor of
+        # the layout may fill it
+        lay, buf = getattr(self, "lay", None), getattr(self, "buf", None)
+        if lay is not None and buf is not None:
+            lay.spare = buf
+
     def _map(self, fn):  # noqa: ANN001, ANN202
         order = self.lay.largest_first
         if self.pool is None:
             return [fn(b) for b in order]
-        return list(self.pool.map(fn, order))
+        return list(self.pool.map(with_errstate(fn), order))
 
     def hinv(self, f: np.ndarray) -> np.ndarray:
         """H⁻¹ f (all blocks): one banded Cholesky solve per block."""
