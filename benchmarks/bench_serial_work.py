@@ -8,7 +8,8 @@ At m = 2, n = 100 the layered block method's main thread worked about 17 s of a 
 two threads of the pool waited (step lengths, the Newton solves' elementwise work and products with G and Gᵀ,
 the centrality correctors' targets, filling the band storage, the certificate asked at every late iterate).  The
 change: that work runs on the pool in parts (:mod:`problems.ipm.elementwise`; halves of the blocks in
-:meth:`problems.ipm.iteration._Newton.raw`), the band storage is reused, and a refused certificate is asked again
+:meth:`problems.ipm.iteration._Newton.raw`), each block's band storage is filled on the thread that factorises
+it, and a refused certificate is asked again
 only once the gap has halved or two iterations later.  The arithmetic of every iterate is unchanged, so a point
 certifies at the same iterate with the same bounds unless the certificate's thinning moves its stop.
 

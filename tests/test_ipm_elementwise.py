@@ -115,3 +115,22 @@ def test_a_refused_early_stop_is_asked_again_after_at_most_two_iterations(monkey
         assert gaps.size >= 2 and np.all(gaps >= 1) and np.all(gaps <= iteration.ENOUGH_EVERY)
         if step == 0.0:
             assert np.all(gaps == iteration.ENOUGH_EVERY)
+
+
+def test_a_half_writes_its_product_with_g_into_the_given_array():
+    """``Half.G(u, out)`` (SciPy's kernel into ``out``) is ``Half.G(u)`` (``M @ u``) to the last bit."""
+    from problems.ipm.block import RaggedBlockSystem
+
+    spec, args = _layered_args()
+    s = RaggedBlockSystem(*args)
+    u = np.random.default_rng(2).random(spec.K)
+    with ThreadPoolExecutor(2) as p:
+        s.use_pool(p)
+        halves = s.halves()
+        assert halves is not None and len(halves) == 2
+        for h in halves:
+            ref = h.G(u[h.z])
+            out = np.full(ref.size, np.nan)
+            assert h.G(u[h.z], out) is out and np.array_equal(out, ref)
+        s.use_pool(None)
+    assert s.halves() is None  # without the pool: the whole products

@@ -64,6 +64,11 @@ from .rows import abs_product, scaled_ratio_rows
 from .shift import TRIES, shifted
 from .sparse_block import SparseBlockFactor, SparseBlockPattern
 
+try:  # SciPy's kernel of csc_matrix @ vector, which writes into a given array (Half.G)
+    from scipy.sparse._sparsetools import csc_matvec as _csc_matvec
+except ImportError:  # pragma: no cover - another SciPy layout: the products allocate
+    _csc_matvec = None
+
 __all__ = ["RaggedBlockSystem", "solve_block_lp", "BLOCK_SOLVER_NAME", "MAX_BLOCK_SIZE", "MAX_BLOCK_BYTES"]
 
 BLOCK_SOLVER_NAME = SOLVER_NAME + "-blocks"
@@ -88,12 +93,31 @@ SPARSE_BLOCKS = True
 
 
 class Half(NamedTuple):
-    """Half of a layered system's blocks: variables ``z``, ratio rows ``w``, u ↦ G u and v ↦ Gᵀ v on them."""
+    """Half of a layered system's blocks: variables ``z``, ratio rows ``w``, ``G(u, out=None)`` = G u (into
+    ``out`` when given) and ``GT(v)`` = Gᵀ v on them."""
 
     z: slice
     w: slice
-    G: Callable[[np.ndarray], np.ndarray]
+    G: Callable[..., np.ndarray]
     GT: Callable[[np.ndarray], np.ndarray]
+
+
+def _product_into(M: sp.spmatrix) -> Callable[..., np.ndarray]:
+    """u ↦ M u for a CSC matrix M, written into ``out`` when given: by SciPy's own kernel of ``M @ u``
+    (``csc_matvec``, which adds M u to a zeroed result: the same sums in the same order), so a Newton solve's
+    Δw is formed in its place without a temporary of half the ratio rows (44 MB at m = 2, n = 200)."""
+
+    def product(u: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        if out is None:
+            return M @ u
+        if _csc_matvec is None or M.format != "csc" or u.dtype != M.data.dtype:  # pragma: no cover - fallback
+            out[...] = M @ u
+            return out
+        out.fill(0.0)
+        _csc_matvec(M.shape[0], M.shape[1], M.indptr, M.indices, M.data, u, out)
+        return out
+
+    return product
 
 
 class RaggedBlockSystem:
@@ -324,7 +348,7 @@ class RaggedBlockSystem:
         if self._halves is None or self._pool is None:
             return None
         return [
-            Half(slice(r0, r1), slice(p0, p1), MT.__matmul__, M.__matmul__)
+            Half(slice(r0, r1), slice(p0, p1), _product_into(MT), M.__matmul__)
             for r0, r1, p0, p1, M, MT in self._halves
         ]
 

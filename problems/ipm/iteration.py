@@ -273,13 +273,19 @@ class _Newton:
         self._map(stage2, self.chunks)
         fac.border(dz, tt)
 
-        def finish(zs: slice, ws: slice, G: Callable, GT: Callable, at: np.ndarray) -> None:
-            """Δw, Δλ on the ratio rows ``ws`` and Δs on their variables ``zs`` (``at``: their part of AᵀΔν)."""
-            dwc = G(dz[zs])
+        def finish(
+            zs: slice, ws: slice, G: Callable, GT: Callable, at: np.ndarray, into: bool = False
+        ) -> None:
+            """Δw, Δλ on the ratio rows ``ws`` and Δs on their variables ``zs`` (``at``: their part of AᵀΔν);
+            ``into``: Δw and Δλ formed in place in their parts of ``dw`` and ``dlam`` (no temporaries)."""
+            dwc = G(dz[zs], dw[ws]) if into else G(dz[zs])
             np.negative(dwc, out=dwc)
             if rg is not None:
                 dwc -= rg[ws]
-            dlc = self.lam[ws] * dwc if keep_dw else np.multiply(self.lam[ws], dwc, out=dwc)
+            if into:
+                dlc = np.multiply(self.lam[ws], dwc, out=dlam[ws])
+            else:
+                dlc = self.lam[ws] * dwc if keep_dw else np.multiply(self.lam[ws], dwc, out=dwc)
             if rl is None:
                 np.negative(dlc, out=dlc)
             else:
@@ -287,7 +293,7 @@ class _Newton:
             dlc /= w[ws]
             if single:  # the whole vector: keep the arrays (no copies into dw, dlam)
                 whole[:] = [dwc, dlc]
-            elif keep_dw:
+            elif keep_dw and not into:
                 dw[ws] = dwc
                 dlam[ws] = dlc
             dsc = GT(dlc)
@@ -305,7 +311,7 @@ class _Newton:
             self._map(lambda c: finish(c, c, data.G, data.GT, data.AT(dnu)), self.chunks)
         else:
             at = data.AT(dnu)
-            self._map(lambda h: finish(h.z, h.w, h.G, h.GT, at[h.z]), halves)
+            self._map(lambda h: finish(h.z, h.w, h.G, h.GT, at[h.z], keep_dw), halves)
         if single and keep_dw:
             dw, dlam = whole
         elif not keep_dw:
