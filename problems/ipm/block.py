@@ -120,6 +120,10 @@ def _product_into(M: sp.spmatrix) -> Callable[..., np.ndarray]:
     return product
 
 
+def _matmul(M: sp.spmatrix, x: np.ndarray) -> np.ndarray:
+    return M @ x
+
+
 class RaggedBlockSystem:
     r"""The LP ``min c'u, Au = b, u[src] − rκ u[dst] ≤ 0, u ≥ 0`` as a block system for
     :func:`~problems.ipm.iteration.solve_block_angular`.
@@ -377,47 +381,32 @@ class RaggedBlockSystem:
         )
         self._halves = [(0, r, 0, p, first, first.T), (r, self.K, p, self.P, second, second.T)]
 
-    def _split(self, x: np.ndarray, transpose: bool) -> np.ndarray:
-        """Gᵀx (``transpose=False``: x a P-vector) or Gx = (Gᵀ)ᵀx (x a K-vector), one half per thread."""
-        assert self._halves is not None and self._pool is not None
-        out = np.empty(self.P if transpose else self.K)
-
-        def part(h: tuple) -> None:
-            r0, r1, p0, p1, M, MT = h
-            if transpose:
-                out[p0:p1] = MT @ x[r0:r1]
-            else:
-                out[r0:r1] = M @ x[p0:p1]
-
-        list(self._pool.map(with_errstate(part), self._halves))
-        return out
-
     def G(self, u: np.ndarray) -> np.ndarray:
         if self.layers is not None:  # the same two products per row, summed in column order
-            if self._halves is None or self._pool is None:
-                return self.G0T.T @ u
-            return self._split(u, transpose=True)
+            return self._half_products(_matmul, u, transpose=True)
         return u[self.pi] * self.a_i + u[self.pj] * self.a_j
 
     def GT(self, v: np.ndarray) -> np.ndarray:
-        if self._halves is None or self._pool is None:
-            return self.G0T @ v
-        return self._split(v, transpose=False)
+        return self._half_products(_matmul, v)
 
     def GT_abs(self, v: np.ndarray) -> np.ndarray:
         """|G|ᵀ v (the sizes of the terms of Gᵀv)."""
         return self._half_products(abs_product, v)
 
-    def _half_products(self, product: Callable, v: np.ndarray) -> np.ndarray:
-        """``product(M, v)`` for M = Gᵀ, one half of the blocks per thread when the system is split
-        (:meth:`use_pool`): row by row the same sums."""
+    def _half_products(self, product: Callable, x: np.ndarray, transpose: bool = False) -> np.ndarray:
+        """``product(M, x)`` for M = Gᵀ (x a P-vector), or for M = G = (Gᵀ)ᵀ with ``transpose`` (x a K-vector):
+        one half of the blocks per thread when the system is split (:meth:`use_pool`), row by row the same sums
+        as the whole product."""
         if self._halves is None or self._pool is None:
-            return product(self.G0T, v)
-        out = np.empty(self.K)
+            return product(self.G0T.T if transpose else self.G0T, x)
+        out = np.empty(self.P if transpose else self.K)
 
         def part(h: tuple) -> None:
-            r0, r1, p0, p1, M, _ = h
-            out[r0:r1] = product(M, v[p0:p1])
+            r0, r1, p0, p1, M, MT = h
+            if transpose:
+                out[p0:p1] = product(MT, x[r0:r1])
+            else:
+                out[r0:r1] = product(M, x[p0:p1])
 
         list(self._pool.map(with_errstate(part), self._halves))
         return out

@@ -226,7 +226,7 @@ class _Newton:
     ) -> list[np.ndarray]:
         """One unrefined Newton solve (``None`` stands for a zero residual); blocks of columns in parallel.
 
-        ``keep_dw=False`` (one chunk only) returns None for Δw and Δλ: Δλ is formed in Δw's array.  A block
+        ``keep_dw=False`` returns None for Δw and Δλ (Δλ is formed in Δw's array or its parts).  A block
         system with :attr:`halves` works on each half of its blocks on its own thread (the products with G and
         its transpose and the elementwise work around them), and factors and solves all blocks at once."""
         data, fac, w = self.data, self.fac, self.w
