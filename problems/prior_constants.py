@@ -19,9 +19,10 @@ r"""Constants of a prior: ε_X (Wang, Ying & Zhang 2016, (16)) and ε̃_X (the d
     the paper uses.  The roots of the :math:`g_x` can span many orders of magnitude (a mass of 1e-16 puts a
     root near t ≈ 1e-16 next to roots of order 1/m), so candidates are found decade by decade (companion
     matrices of the polynomial rescaled to each decade), the sign of every g_x is tested by direct evaluation
-    against its own rounding-error bound on a logarithmic grid and between candidates, and the boundary is
-    refined by bisection in ln t (``tests/test_eps_tilde_exact.py`` checks it against Sturm sequences in exact
-    rational arithmetic for masses down to 1e-16).
+    against its own rounding-error bound on a logarithmic grid and between candidates (an entry within that
+    bound of zero, as at a multiple root, is decided in integer arithmetic: :mod:`problems.posterior_sign`), and
+    the boundary is refined by bisection in ln t (``tests/test_eps_tilde_exact.py`` checks it against Sturm
+    sequences and exact rational evaluation, for masses down to 1e-16 and at multiple roots).
 
 For an i.i.d. prior :math:`\pi^{\otimes n}` the condition reduces to one row, :math:`\min_a \pi(a) \ge t`, so
 :math:`\tilde\epsilon_X = \ln\big((1-(m-1)\pi_{\min})/\pi_{\min}\big)` (:func:`eps_tilde_iid`); a test checks the
@@ -35,6 +36,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from .posterior_sign import ExactPosteriorSigns
 from .priors import Prior, require_prior
 
 __all__ = [
@@ -220,7 +222,8 @@ def eps_tilde(prior: Prior, *, tol: float = 1e-14) -> float:
         tests += [lo + f * (hi - lo) for f in (0.25, 0.5, 0.75)]
         tests += [roots * (1 - 1e-9), roots * (1 + 1e-9)]
     t = np.unique(np.clip(np.concatenate(tests), t_min, tmax))
-    k = _first_infeasible(prior, t)  # ascending, in chunks: stops at the boundary
+    exact = _ExactSigns(prior)  # the exact test of entries within their rounding bound of zero, shared
+    k = _first_infeasible(prior, t, exact)  # ascending, in chunks: stops at the boundary
     if k is None:
         return 0.0  # every ε > 0 is feasible (t up to 1/m)
     if k == 0:
@@ -230,7 +233,7 @@ def eps_tilde(prior: Prior, *, tol: float = 1e-14) -> float:
         mid = math.sqrt(good) * math.sqrt(bad)
         if not good < mid < bad:
             break
-        if _feasible(prior, np.array([mid]))[0]:
+        if _feasible(prior, np.array([mid]), exact)[0]:
             good = mid
         else:
             bad = mid
@@ -239,7 +242,7 @@ def eps_tilde(prior: Prior, *, tol: float = 1e-14) -> float:
     e = eps_of_t(good, m)
     step = math.ulp(e)
     for _ in range(60):
-        if _feasible(prior, np.array([t_of_eps(e, m)]))[0]:
+        if _feasible(prior, np.array([t_of_eps(e, m)]), exact)[0]:
             break
         e += step
         step *= 2.0
@@ -260,22 +263,25 @@ def _smallest_root_bound(coef: np.ndarray) -> float:
     return float(max(bound.min(), 1e-300))
 
 
-def _first_infeasible(prior: Prior, t: np.ndarray, chunk: int = 32) -> int | None:
+def _first_infeasible(prior: Prior, t: np.ndarray, exact: _ExactSigns, chunk: int = 32) -> int | None:
     """Index of the first t (ascending) at which :func:`_feasible` fails, or ``None``."""
     for start in range(0, t.size, chunk):
-        ok = _feasible(prior, t[start : start + chunk])
+        ok = _feasible(prior, t[start : start + chunk], exact)
         if not ok.all():
             return start + int(np.argmin(ok))
     return None
 
 
-def _feasible(prior: Prior, t: np.ndarray) -> np.ndarray:
-    """For each t: every g_x(t) ≥ −(its rounding error bound), i.e. p_Y ≥ 0 up to rounding.
+def _feasible(prior: Prior, t: np.ndarray, exact: _ExactSigns | None = None) -> np.ndarray:
+    """For each t: every g_x(t) ≥ 0, i.e. p_Y ≥ 0, decided exactly.
 
     g = (I − tJ)^{⊗n} p and a = (I + tJ)^{⊗n} p (the same terms in absolute value) are evaluated axis by axis;
     the error of g is below 2(n + 2)·N_axis·u·a entrywise, which is relative to each entry's own scale (an
-    entry of 1e-16 is tested to ~1e-31, not to a fraction of the largest mass)."""
+    entry of 1e-16 is tested to ~1e-31, not to a fraction of the largest mass).  An entry within that bound of
+    zero is decided in integer arithmetic (:mod:`problems.posterior_sign`); beyond
+    :data:`EXACT_SIGN_BUDGET` such evaluations at one t it counts as negative (the larger, safe ε̃_X)."""
     n, m = prior.n, prior.m
+    exact = _ExactSigns(prior) if exact is None else exact
     out = np.empty(t.size, dtype=bool)
     base = prior.tensor()
     for start in range(0, t.size, 64):
@@ -286,8 +292,35 @@ def _feasible(prior: Prior, t: np.ndarray) -> np.ndarray:
             g = g - tt * g.sum(axis=axis + 1, keepdims=True)
             a = a + tt * a.sum(axis=axis + 1, keepdims=True)
         err = 2.0 * (n + 2) * (m + 2) * 2.0**-53 * a
-        out[start : start + tt.shape[0]] = np.all((g + err).reshape(tt.shape[0], -1) >= 0, axis=1)
+        g = g.reshape(tt.shape[0], -1)
+        err = err.reshape(tt.shape[0], -1)
+        for j in range(tt.shape[0]):
+            if np.any(g[j] + err[j] < 0):
+                out[start + j] = False  # an entry surely negative
+                continue
+            unsure = np.flatnonzero(g[j] - err[j] < 0)
+            out[start + j] = unsure.size == 0 or exact.nonnegative(unsure, float(t[start + j]))
     return out
+
+
+#: at most this many integer additions (entries × databases) decide the unsure entries at one t
+EXACT_SIGN_BUDGET = 5e7
+
+
+class _ExactSigns:
+    """The exact sign test of :func:`_feasible`, built on first use (O(N) Python integers)."""
+
+    def __init__(self, prior: Prior) -> None:
+        self.prior = prior
+        self.signs: ExactPosteriorSigns | None = None
+
+    def nonnegative(self, x: np.ndarray, t: float) -> bool:
+        """Whether g_x(t) ≥ 0 for every flat index in ``x`` (False beyond the budget)."""
+        if float(x.size) * self.prior.pmf.size > EXACT_SIGN_BUDGET:
+            return False
+        if self.signs is None:
+            self.signs = ExactPosteriorSigns(self.prior.pmf, self.prior.n, self.prior.m)
+        return bool(np.all(self.signs.signs(x, t) >= 0))
 
 
 def _candidate_roots(coef: np.ndarray, lo: float, hi: float) -> np.ndarray:

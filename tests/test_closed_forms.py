@@ -2,7 +2,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from problems import (
@@ -18,7 +18,6 @@ from problems import (
 )
 from problems.closed_forms import apply_kron, check_distortion, check_eps, h, h_inv, kernel
 from problems.measures import dp_level, expected_distortion, identifiability_level, mutual_information
-from problems.prior_constants import eps_tilde_iid
 from problems.testing import random_prior
 
 
@@ -89,32 +88,6 @@ def test_eps_tilde_matches_dense_solve(seed):
     space = DatabaseSpace(3, 2) if seed % 2 else DatabaseSpace(2, 3)
     prior = random_prior(space, seed, concentration=5.0)
     assert eps_tilde(prior) == pytest.approx(_eps_tilde_dense(prior), abs=1e-6)
-
-
-@given(st.lists(st.floats(0.05, 1.0), min_size=2, max_size=4), st.integers(1, 4))
-@settings(max_examples=25, deadline=None)
-def test_eps_tilde_iid_closed_form_matches_general_routine(weights, n):
-    row = np.array(weights) / np.sum(weights)
-    # rows whose two largest or two smallest masses nearly coincide give the general routine multiple roots
-    # (the known limitation below)
-    srt = np.sort(row)
-    assume(srt[1] / srt[0] > 1.01 and srt[-1] / srt[-2] > 1.01)
-    space = DatabaseSpace(n, row.size)
-    explicit = priors.from_pmf(space, priors.iid(space, row).pmf)  # forget the iid structure
-    assert eps_tilde(explicit) == pytest.approx(eps_tilde_iid(row), abs=1e-7)
-
-
-@pytest.mark.xfail(strict=True, reason="known limitation: the sign tests cannot resolve a triple root of g_x")
-def test_eps_tilde_general_routine_near_a_triple_root():
-    """A near-uniform i.i.d. row at n = 3 (found by the property test above): the general routine gives
-    8.3790098e-4, the closed form ln(π_max/π_min) = 8.3800198e-4 (1.0e-7 lower, the unsafe side).  Our reading,
-    not verified: g_x for x = (a, a, a) has a triple root at t = π_min/π_max, whose sign the float evaluation
-    cannot resolve that close to it."""
-    row = np.array([0.53125, 0.5316953751406167])
-    row = row / row.sum()
-    space = DatabaseSpace(3, 2)
-    explicit = priors.from_pmf(space, priors.iid(space, row).pmf)
-    assert eps_tilde(explicit) == pytest.approx(eps_tilde_iid(row), abs=1e-7)
 
 
 def test_eps_constants_uniform_and_zero_mass():

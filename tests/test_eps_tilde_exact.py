@@ -20,6 +20,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from exact_feasibility import pdi_feasible  # noqa: E402
@@ -27,7 +29,7 @@ from exact_feasibility import pdi_feasible  # noqa: E402
 from problems import DatabaseSpace, priors  # noqa: E402
 from problems.errors import InvalidPrivacyLevelError  # noqa: E402
 from problems.mechanism import identifiability_mechanism  # noqa: E402
-from problems.prior_constants import eps_tilde, eps_X  # noqa: E402
+from problems.prior_constants import eps_tilde, eps_tilde_iid, eps_X, t_of_eps  # noqa: E402
 
 
 def _g_coefficients(pmf, n: int, m: int) -> list[list[Fraction]]:  # noqa: ANN001
@@ -163,3 +165,54 @@ def test_the_reported_case_tiny_mass():
     assert eps_tilde(prior) == pytest.approx(ref, abs=1e-9) and ref > eps_X(prior)
     with pytest.raises(InvalidPrivacyLevelError):
         identifiability_mechanism(prior, 33.0)
+
+
+def _min_g(coefficients: list[list[Fraction]], eps: float, m: int) -> Fraction:
+    """min_x g_x(t) at the float t = t_of_eps(ε), exactly (the sign of the smallest entry of (1 − mt)^n p_Y)."""
+    t = Fraction(t_of_eps(eps, m))
+    return min(_value(c, t) for c in coefficients)
+
+
+def _check_boundary(prior, n: int, m: int) -> float:  # noqa: ANN001
+    """ε̃_X is the boundary, exactly: every g_x ≥ 0 at its t, some g_x < 0 just above it (ε 1e-12 lower), unless
+    ε̃_X = 0 (t = 1/m, the largest t)."""
+    got = eps_tilde(prior)
+    coefficients = _g_coefficients(prior.pmf, n, m)
+    assert _min_g(coefficients, got, m) >= 0
+    if got > 0:
+        assert _min_g(coefficients, got - 1e-12 * max(1.0, got), m) < 0
+    return got
+
+
+def test_near_a_triple_root():
+    """A near-uniform i.i.d. row given as an explicit pmf: g_x for x = (a, a, a) has a triple root near
+    t = π_min, which the rounding of the pmf moves by ~1e-6 relative, and which the float test cannot resolve
+    (the entry stays below its rounding bound over that width).  The closed form ln(π_max/π_min) of the exact
+    row is 6.4e-6 below the exact ε̃_X of the float pmf (E_i is infeasible there, exactly)."""
+    row = np.array([0.53125, 0.5316953751406167])
+    row = row / row.sum()
+    space = DatabaseSpace(3, 2)
+    explicit = priors.from_pmf(space, priors.iid(space, row).pmf)
+    got = _check_boundary(explicit, 3, 2)
+    closed = eps_tilde_iid(row)
+    assert _min_g(_g_coefficients(explicit.pmf, 3, 2), closed, 2) < 0
+    assert closed < got < closed + 1e-5
+
+
+@given(st.lists(st.floats(0.05, 1.0), min_size=2, max_size=4), st.integers(1, 3))
+@settings(max_examples=30, deadline=None)
+def test_iid_rows_given_as_explicit_pmfs(weights, n):
+    """The general routine on an i.i.d. prior given as an explicit pmf (its i.i.d. structure forgotten).
+
+    g_x for x = (a, …, a), π_a = π_min, is (π_min − t)^n: an n-fold root at the closed form's t = π_min, which the
+    rounding of the pmf (entries perturbed by δ ≈ 2(n + 2)(m + 2)·2^n·u) moves by up to δ^(1/n).  The routine
+    returns the exact boundary of the float pmf; the closed form of the row lies within that distance in t."""
+    row = np.array(weights) / np.sum(weights)
+    m = row.size
+    if m**n > 27:  # the exact reference sums over subsets of axes for every pair of databases
+        n = 2 if m == 4 else n
+    space = DatabaseSpace(n, m)
+    explicit = priors.from_pmf(space, priors.iid(space, row).pmf)
+    got = _check_boundary(explicit, n, m)
+    moved = 4.0 * (2.0 * (n + 2) * (m + 2) * 2.0**n * 2.0**-53) ** (1.0 / n)
+    assert abs(t_of_eps(got, m) - float(row.min())) <= moved
