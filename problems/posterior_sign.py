@@ -44,12 +44,16 @@ class ExactPosteriorSigns:
         return int(self.P.size)
 
     def signs(self, x: np.ndarray, t: float) -> np.ndarray:
-        """Signs (−1, 0, 1) of :math:`g_x(t)` for the flat database indices ``x`` at the float ``t``."""
+        """Signs (−1, 0, 1) of :math:`g_x(t)` for the flat database indices ``x`` at the float ``t``: entry by
+        entry (O(N) each) for a few, else all N at once (:meth:`all_signs`, O(nN))."""
+        x = np.asarray(x, dtype=np.intp)
+        if x.size > 2 * self.n:
+            return self.all_signs(t)[x]
         T, den = float(t).as_integer_ratio()  # t = T / 2^S with den = 2^S
         n = self.n
         agree_pow = [(den - T) ** k * (-T) ** (n - k) for k in range(n + 1)]
-        out = np.empty(len(x), dtype=np.int8)
-        for i, xi in enumerate(np.asarray(x, dtype=np.intp)):
+        out = np.empty(x.size, dtype=np.int8)
+        for i, xi in enumerate(x):
             k = np.sum(self.digits == self.digits[xi], axis=1)
             total = 0
             for a in range(n + 1):
@@ -58,3 +62,14 @@ class ExactPosteriorSigns:
                     total += int(members.sum()) * agree_pow[a]
             out[i] = (total > 0) - (total < 0)
         return out
+
+    def all_signs(self, t: float) -> np.ndarray:
+        r"""Signs of every :math:`g_x(t)` (flat, itertools.product order): the axis-by-axis evaluation of
+        :math:`(I - tJ)^{\otimes n}` in integers, :math:`g \leftarrow 2^S g - T\,\Sigma_{\rm axis} g` (2n
+        big-integer operations per entry)."""
+        T, den = float(t).as_integer_ratio()
+        g = self.P.reshape((self.m,) * self.n)
+        for axis in range(self.n):
+            g = g * den - T * g.sum(axis=axis, keepdims=True)
+        g = g.ravel()
+        return (g > 0).astype(np.int8) - (g < 0).astype(np.int8)

@@ -32,6 +32,7 @@ general routine against it and against a dense solve.
 from __future__ import annotations
 
 import math
+import warnings
 from fractions import Fraction
 
 import numpy as np
@@ -51,6 +52,7 @@ __all__ = [
     "eps_X_iid",
     "eps_tilde",
     "eps_tilde_iid",
+    "EpsTildeBoundWarning",
     "symmetric_constants",
     "t_of_eps",
     "eps_of_t",
@@ -246,6 +248,14 @@ def eps_tilde(prior: Prior, *, tol: float = 1e-14) -> float:
             break
         e += step
         step *= 2.0
+    if exact.exhausted:
+        warnings.warn(
+            f"ε̃_X = {e!r} is an upper bound: E_i is proved feasible there, but the posterior polynomials have "
+            "entries too close to zero below it to decide exactly within the budget (a multiple root: an i.i.d. "
+            "prior given as an explicit pmf has one; the i.i.d. prior kind takes the closed form)",
+            EpsTildeBoundWarning,
+            stacklevel=2,
+        )
     return e
 
 
@@ -303,23 +313,36 @@ def _feasible(prior: Prior, t: np.ndarray, exact: _ExactSigns | None = None) -> 
     return out
 
 
-#: at most this many integer additions (entries × databases) decide the unsure entries at one t
-EXACT_SIGN_BUDGET = 5e7
+#: big-integer operations the exact sign tests of one ε̃_X may spend (about 50 ns each: ~8 s); an entry within its
+#: rounding bound of zero after that counts as negative, and ε̃_X is then a proved upper bound
+#: (:class:`EpsTildeBoundWarning`)
+EXACT_SIGN_BUDGET = 1.5e8
+
+
+class EpsTildeBoundWarning(UserWarning):
+    """ε̃_X is returned as an upper bound: E_i is proved feasible there, but entries near a multiple root of the
+    posterior polynomials were too many to decide exactly below it (:data:`EXACT_SIGN_BUDGET`)."""
 
 
 class _ExactSigns:
-    """The exact sign test of :func:`_feasible`, built on first use (O(N) Python integers)."""
+    """The exact sign test of :func:`_feasible`, built on first use (O(N) Python integers), with its budget."""
 
     def __init__(self, prior: Prior) -> None:
         self.prior = prior
         self.signs: ExactPosteriorSigns | None = None
+        self.spent = 0.0
+        self.exhausted = False
 
     def nonnegative(self, x: np.ndarray, t: float) -> bool:
-        """Whether g_x(t) ≥ 0 for every flat index in ``x`` (False beyond the budget)."""
-        if float(x.size) * self.prior.pmf.size > EXACT_SIGN_BUDGET:
+        """Whether g_x(t) ≥ 0 for every flat index in ``x`` (False once the budget is spent)."""
+        n, N = self.prior.n, self.prior.pmf.size
+        cost = 2.0 * n * N if x.size > 2 * n else float(x.size) * N
+        if self.spent + cost > EXACT_SIGN_BUDGET:
+            self.exhausted = True
             return False
+        self.spent += cost
         if self.signs is None:
-            self.signs = ExactPosteriorSigns(self.prior.pmf, self.prior.n, self.prior.m)
+            self.signs = ExactPosteriorSigns(self.prior.pmf, n, self.prior.m)
         return bool(np.all(self.signs.signs(x, t) >= 0))
 
 

@@ -216,3 +216,20 @@ def test_iid_rows_given_as_explicit_pmfs(weights, n):
     got = _check_boundary(explicit, n, m)
     moved = 4.0 * (2.0 * (n + 2) * (m + 2) * 2.0**n * 2.0**-53) ** (1.0 / n)
     assert abs(t_of_eps(got, m) - float(row.min())) <= moved
+
+
+def test_beyond_the_exact_budget_a_warned_upper_bound(monkeypatch):
+    """With no budget for the exact test, the entries near the triple root count as negative: ε̃_X is then an
+    upper bound of the exact boundary, E_i is exactly feasible there, and a warning says so."""
+    from problems import prior_constants
+
+    row = np.array([0.53125, 0.5316953751406167])
+    row = row / row.sum()
+    space = DatabaseSpace(3, 2)
+    explicit = priors.from_pmf(space, priors.iid(space, row).pmf)
+    exact = eps_tilde(explicit)
+    monkeypatch.setattr(prior_constants, "EXACT_SIGN_BUDGET", 0.0)
+    with pytest.warns(prior_constants.EpsTildeBoundWarning, match="upper bound"):
+        bound = eps_tilde(explicit)
+    assert bound > exact
+    assert _min_g(_g_coefficients(explicit.pmf, 3, 2), bound, 2) >= 0
