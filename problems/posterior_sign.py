@@ -14,9 +14,17 @@ Every float is a dyadic rational, so with :math:`p(y) = P_y 2^{-L}` and :math:`t
     \qquad C_{x,k} = \sum_{y:\ |\{i: y_i = x_i\}| = k} P_y,
 
 an integer: its sign is exact.  One entry costs O(N) integer additions (N = m^n databases).
+
+Between tested points an entry can dip below zero over a width the float test never sees (near-uniform priors:
+roots within 1e-9 of t = 1/m).  :meth:`ExactPosteriorSigns.first_sign_change` finds the first t at which one
+:math:`g_x` changes sign from + to −, exactly: its integer coefficients (the same axis-by-axis recursion as the
+float coefficients, in integers), Sturm's theorem (distinct real roots in an interval, multiple roots included)
+and bisection on rationals; a root of even multiplicity (g touches zero) is passed over.
 """
 
 from __future__ import annotations
+
+from fractions import Fraction
 
 import numpy as np
 
@@ -37,6 +45,7 @@ class ExactPosteriorSigns:
         self.digits = np.stack(np.unravel_index(np.arange(pmf.size), (self.m,) * self.n), axis=1).astype(
             np.int16
         )
+        self._coef: np.ndarray | None = None
 
     @property
     def size(self) -> int:
@@ -73,3 +82,106 @@ class ExactPosteriorSigns:
             g = g * den - T * g.sum(axis=axis, keepdims=True)
         g = g.ravel()
         return (g > 0).astype(np.int8) - (g < 0).astype(np.int8)
+
+    def coefficients(self) -> np.ndarray:
+        r"""Exact integer coefficients ``C[k, x]`` (ascending powers) with :math:`2^L g_x(t) = \sum_k C[k, x] t^k`:
+        coefficient k minus the axis-sum of coefficient k − 1, one axis at a time (n(n + 1)N integer operations)."""
+        if self._coef is None:
+            coef = np.zeros((self.n + 1,) + (self.m,) * self.n, dtype=object)
+            coef[0] = self.P.reshape((self.m,) * self.n)
+            for axis in range(self.n):
+                sums = coef.sum(axis=axis + 1, keepdims=True)
+                shifted = np.zeros(coef.shape, dtype=object)
+                shifted[1:] = np.broadcast_to(sums[:-1], coef[1:].shape)
+                coef = coef - shifted
+            self._coef = coef.reshape(self.n + 1, -1)
+        return self._coef
+
+    def first_sign_change(self, x: int, hi: Fraction, rel: Fraction = Fraction(1, 2**70)) -> Fraction | None:
+        r"""A rational a with :math:`g_x \ge 0` on (0, a] and :math:`g_x < 0` somewhere in (a, a(1 + rel)], the
+        first such change of sign in (0, hi]; ``None`` when :math:`g_x \ge 0` on all of (0, hi] (at t > 0;
+        :math:`g_x(0) = p(x) \ge 0`)."""
+        c = [int(v) for v in self.coefficients()[:, int(x)]]
+        while len(c) > 1 and c[-1] == 0:
+            c.pop()
+        j = next((i for i, v in enumerate(c) if v != 0), len(c))
+        c = c[j:]  # t^j g̃(t): the same sign for t > 0
+        if len(c) <= 1:
+            return None if not c or c[0] >= 0 else Fraction(0)
+        seq = _sturm(_square_free([Fraction(v) for v in c]))  # simple roots: counts hold at a root too
+        lo = Fraction(0)
+        while _changes(seq, lo) - _changes(seq, hi) > 0:
+            a, b = lo, hi  # the first distinct root in (lo, hi] lies in (a, b]
+            while b - a > rel * b or _changes(seq, a) - _changes(seq, b) > 1:
+                mid = (a + b) / 2
+                if _value(c, mid) == 0:  # Sturm counts need points off the roots
+                    mid = (a + 2 * b) / 3 if _value(c, (a + 2 * b) / 3) != 0 else (2 * a + b) / 3
+                if _changes(seq, a) - _changes(seq, mid) >= 1:
+                    b = mid
+                else:
+                    a = mid
+            after = b
+            if _value(c, after) == 0:  # b is the root itself: a point past it, before the next root
+                after = b + (b - a)
+            if _value(c, after) < 0:
+                return a
+            lo = after  # a root of even multiplicity: g touches zero and stays ≥ 0
+        return None
+
+
+def _value(c: list, t: Fraction) -> Fraction:
+    v = Fraction(0)
+    for a in reversed(c):
+        v = v * t + a
+    return v
+
+
+def _rem(a: list[Fraction], b: list[Fraction]) -> list[Fraction]:
+    """Remainder of a / b (ascending coefficients, b's leading coefficient non-zero)."""
+    a = list(a)
+    while len(a) >= len(b) and any(a):
+        f = a[-1] / b[-1]
+        shift = len(a) - len(b)
+        for i, v in enumerate(b):
+            a[i + shift] -= f * v
+        a.pop()
+        while len(a) > 1 and a[-1] == 0:
+            a.pop()
+    return a
+
+
+def _divide(a: list[Fraction], b: list[Fraction]) -> list[Fraction]:
+    """The quotient of a / b (ascending coefficients; b divides a)."""
+    a = list(a)
+    q = [Fraction(0)] * max(1, len(a) - len(b) + 1)
+    while len(a) >= len(b) and any(a):
+        f = a[-1] / b[-1]
+        shift = len(a) - len(b)
+        q[shift] = f
+        for i, v in enumerate(b):
+            a[i + shift] -= f * v
+        a.pop()
+    return q
+
+
+def _square_free(c: list[Fraction]) -> list[Fraction]:
+    """c / gcd(c, c'): the same distinct roots, each simple."""
+    g = _sturm(c)[-1]  # the last element of Sturm's sequence is gcd(c, c') up to a constant
+    return c if len(g) == 1 else _divide(c, g)
+
+
+def _sturm(c: list[Fraction]) -> list[list[Fraction]]:
+    """Sturm's sequence p, p', −rem(p, p'), …: V(a) − V(b) distinct real roots in (a, b] (p square-free; a not a
+    root)."""
+    seq = [c, [k * c[k] for k in range(1, len(c))]]
+    while len(seq[-1]) > 1 or seq[-1][0] != 0:
+        r = _rem(seq[-2], seq[-1])
+        if not any(r):
+            break
+        seq.append([-v for v in r])
+    return seq
+
+
+def _changes(seq: list[list[Fraction]], t: Fraction) -> int:
+    signs = [v > 0 for v in (_value(q, t) for q in seq) if v != 0]
+    return sum(1 for u, v in zip(signs, signs[1:]) if u != v)

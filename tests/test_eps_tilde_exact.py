@@ -218,9 +218,9 @@ def test_iid_rows_given_as_explicit_pmfs(weights, n):
     assert abs(t_of_eps(got, m) - float(row.min())) <= moved
 
 
-def test_beyond_the_exact_budget_a_warned_upper_bound(monkeypatch):
-    """With no budget for the exact test, the entries near the triple root count as negative: ε̃_X is then an
-    upper bound of the exact boundary, E_i is exactly feasible there, and a warning says so."""
+def test_beyond_the_exact_budget_a_warned_bound(monkeypatch):
+    """With no budget for the exact test, the entries near the triple root count as negative: ε̃_X then lies
+    above the exact boundary, E_i is exactly feasible there, and a warning says that it is not proved exact."""
     from problems import prior_constants
 
     row = np.array([0.53125, 0.5316953751406167])
@@ -229,7 +229,39 @@ def test_beyond_the_exact_budget_a_warned_upper_bound(monkeypatch):
     explicit = priors.from_pmf(space, priors.iid(space, row).pmf)
     exact = eps_tilde(explicit)
     monkeypatch.setattr(prior_constants, "EXACT_SIGN_BUDGET", 0.0)
-    with pytest.warns(prior_constants.EpsTildeBoundWarning, match="upper bound"):
+    with pytest.warns(prior_constants.EpsTildeBoundWarning, match="not proved exact"):
         bound = eps_tilde(explicit)
     assert bound > exact
     assert _min_g(_g_coefficients(explicit.pmf, 3, 2), bound, 2) >= 0
+
+
+# near-uniform i.i.d. rows given as explicit pmfs (n = 3, m = 2), where some g_x dips below zero within 1e-9 of
+# t = 1/2 and is ≥ 0 again at t = 1/2, between any two tested points; the reference values are the first sign
+# changes isolated independently (exact coefficients, square-free parts, Sturm sequences, and sympy's exact root
+# isolation as a second check)
+DIPS = [
+    (
+        1.0035804137321559e-08,
+        [0.12499999937276224, 0.12499999979092075, 0.12499999979092075, 0.12500000020907925]
+        + [0.12499999979092075, 0.12500000020907925, 0.12500000020907925, 0.12500000062723776],
+    ),
+    (
+        2.8515513148494284e-07,
+        [0.1250000330262394, 0.12500001100874453, 0.12500001100874453, 0.12499998899125353]
+        + [0.12500001100874453, 0.12499998899125353, 0.12499998899125353, 0.12499996697376642],
+    ),
+    (
+        2.717635457492566e-08,
+        [0.12499999830147784, 0.12499999943382595, 0.12499999943382595, 0.12500000056617405]
+        + [0.12499999943382595, 0.12500000056617405, 0.12500000056617405, 0.12500000169852216],
+    ),
+]
+
+
+@pytest.mark.parametrize(("ref", "pmf"), DIPS)
+def test_a_dip_below_zero_between_the_tested_points(ref, pmf):
+    """The float test sees every entry ≥ 0 (within rounding) at every tested t; the exact first change of sign of
+    the entries that came within their rounding bound finds the dip (before: ε̃_X = 0)."""
+    prior = priors.from_pmf(DatabaseSpace(3, 2), np.array(pmf))
+    got = _check_boundary(prior, 3, 2)
+    assert got == pytest.approx(ref, rel=1e-7)
