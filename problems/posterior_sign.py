@@ -122,6 +122,8 @@ class ExactPosteriorSigns:
                     a = mid
             after = b
             if _value(c, after) == 0:  # b is the root itself: a point past it, before the next root
+                if b == hi:
+                    return None  # the root at hi: g_x ≥ 0 on all of (0, hi]
                 after = b + (b - a)
             if _value(c, after) < 0:
                 return a

@@ -236,7 +236,13 @@ def eps_tilde(prior: Prior, *, tol: float = 1e-14) -> float:
         passed = t[: t.size if k is None else k]
         below = passed[passed < tc]
         if _feasible(prior, np.array([tc]), exact)[0]:
-            good, bad = tc, math.nextafter(tc, 1.0)
+            good = tc  # the change lies between good and the next floats: the last feasible one of them
+            for _ in range(4):
+                nxt = math.nextafter(good, 1.0)
+                if nxt > tmax or not _feasible(prior, np.array([nxt]), exact)[0]:
+                    break
+                good = nxt
+            bad = math.nextafter(good, 1.0)
         elif below.size:
             good, bad = float(below[-1]), tc
         else:

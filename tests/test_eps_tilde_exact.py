@@ -167,20 +167,27 @@ def test_the_reported_case_tiny_mass():
         identifiability_mechanism(prior, 33.0)
 
 
+def _min_g_at(coefficients: list[list[Fraction]], t: float) -> Fraction:
+    """min_x g_x(t) at the float t, exactly (the sign of the smallest entry of (1 − mt)^n p_Y)."""
+    return min(_value(c, Fraction(t)) for c in coefficients)
+
+
 def _min_g(coefficients: list[list[Fraction]], eps: float, m: int) -> Fraction:
-    """min_x g_x(t) at the float t = t_of_eps(ε), exactly (the sign of the smallest entry of (1 − mt)^n p_Y)."""
-    t = Fraction(t_of_eps(eps, m))
-    return min(_value(c, t) for c in coefficients)
+    """min_x g_x at t = t_of_eps(ε), exactly."""
+    return _min_g_at(coefficients, t_of_eps(eps, m))
 
 
 def _check_boundary(prior, n: int, m: int) -> float:  # noqa: ANN001
-    """ε̃_X is the boundary, exactly: every g_x ≥ 0 at its t, some g_x < 0 just above it (ε 1e-12 lower), unless
-    ε̃_X = 0 (t = 1/m, the largest t)."""
+    """ε̃_X is the boundary to the floats of ε and t: every g_x ≥ 0 at its t, some g_x < 0 two floats of ε below it
+    or three floats of t above it, whichever is the larger t (unless ε̃_X = 0: t = 1/m, the largest t)."""
     got = eps_tilde(prior)
     coefficients = _g_coefficients(prior.pmf, n, m)
-    assert _min_g(coefficients, got, m) >= 0
+    t = t_of_eps(got, m)
+    assert _min_g_at(coefficients, t) >= 0
     if got > 0:
-        assert _min_g(coefficients, got - 1e-12 * max(1.0, got), m) < 0
+        above = math.nextafter(math.nextafter(math.nextafter(t, 1.0), 1.0), 1.0)
+        below = t_of_eps(math.nextafter(math.nextafter(got, 0.0), 0.0), m)
+        assert _min_g_at(coefficients, max(above, below)) < 0
     return got
 
 
@@ -265,3 +272,18 @@ def test_a_dip_below_zero_between_the_tested_points(ref, pmf):
     prior = priors.from_pmf(DatabaseSpace(3, 2), np.array(pmf))
     got = _check_boundary(prior, 3, 2)
     assert got == pytest.approx(ref, rel=1e-7)
+
+
+def test_exactly_uniform_explicit_pmfs_give_zero():
+    """g_x = ((1 − mt)/m)^n changes sign exactly at t = 1/m, the end of the range: ε̃_X = 0 exactly."""
+    for n, m in ((1, 2), (3, 2), (5, 2), (2, 3), (3, 3)):
+        assert eps_tilde(priors.from_pmf(DatabaseSpace(n, m), np.full(m**n, 1.0 / m**n))) == 0.0
+
+
+def test_the_last_float_before_a_change_of_sign():
+    """A row 8e-16 from uniform at n = 4: the change of sign lies two floats of t below 1/2; the reference value
+    was isolated independently (exact coefficients, Sturm sequences)."""
+    row = np.array([0.5000000000000008, 0.4999999999999992])
+    space = DatabaseSpace(4, 2)
+    explicit = priors.from_pmf(space, priors.iid(space, row).pmf)
+    assert _check_boundary(explicit, 4, 2) == 1.2434497875801676e-14
