@@ -146,7 +146,8 @@ def identifiability_mechanism(prior: Prior, eps: float) -> Mechanism:
     Here p_Y = (K_ε^{−1})^{⊗n} p_X, which is a pmf exactly when ε ≥ ε̃_X; E_i is then ε-identifiable with
     distortion h(ε) (Lemma 4).  Raises :class:`InvalidPrivacyLevelError` when p_Y has a negative entry beyond
     its rounding error, and when the returned matrix's identifiability level (recomputed) exceeds ε — below
-    ε̃_X, or where entries e^{−εd} underflow in double precision.
+    ε̃_X, where p_Y loses its relative accuracy to cancellation (ε small, or ε near ε̃_X where p_Y has entries
+    near zero), or where entries e^{−εd} underflow in double precision.
     """
     from .measures import identifiability_level
     from .priors import require_prior
@@ -158,9 +159,17 @@ def identifiability_mechanism(prior: Prior, eps: float) -> Mechanism:
     if not level <= eps + 1e-9 * (1.0 + eps):
         from .prior_constants import eps_tilde
 
+        floor = eps_tilde(prior)
+        if eps >= floor:  # E_i exists, exactly; its float matrix does not reach it
+            raise InvalidPrivacyLevelError(
+                f"E_i at ε = {eps:.6g} (≥ ε̃_X = {floor:.6g}) has identifiability level {level:.6g} > ε in double "
+                "precision: p_Y = (1 − mt)^(−n) (I − tJ)^(⊗n) p_X loses its relative accuracy to cancellation where "
+                "ε is small or p_Y has entries near zero (ε near ε̃_X), or entries e^(−εd) underflow; a larger ε "
+                "gives an E_i that passes the check"
+            )
         raise InvalidPrivacyLevelError(
             f"E_i at ε = {eps:.6g} would have identifiability level {level:.6g} > ε in double precision; it "
-            f"needs ε ≥ ε̃_X = {eps_tilde(prior):.6g} (and entries e^(−εd) that do not underflow)"
+            f"needs ε ≥ ε̃_X = {floor:.6g}"
         )
     return mech
 

@@ -287,3 +287,15 @@ def test_the_last_float_before_a_change_of_sign():
     space = DatabaseSpace(4, 2)
     explicit = priors.from_pmf(space, priors.iid(space, row).pmf)
     assert _check_boundary(explicit, 4, 2) == 1.2434497875801676e-14
+
+
+def test_identifiability_mechanism_near_a_tiny_eps_tilde():
+    """At ε̃_X ≈ 1e-8 the float E_i loses p_Y to cancellation ((1 − 2t)^−3 ≈ 1e24): refused with the reason, not
+    with "needs ε ≥ ε̃_X"; at a larger ε it is built and exactly ε-identifiable."""
+    _ref, pmf = DIPS[0]
+    prior = priors.from_pmf(DatabaseSpace(3, 2), np.array(pmf))
+    tilde = eps_tilde(prior)
+    with pytest.raises(InvalidPrivacyLevelError, match="cancellation"):
+        identifiability_mechanism(prior, tilde)
+    W = identifiability_mechanism(prior, 0.3).matrix
+    assert pdi_feasible(W, prior.pmf, 3, 2, 0.3 + 1e-9)
