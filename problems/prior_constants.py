@@ -262,7 +262,8 @@ def eps_tilde(prior: Prior, *, tol: float = 1e-14) -> float:
         else:
             bad = mid
     # ε = eps_of_t(good) rounds; move it up until t_of_eps(ε) itself passes the test (a few ulps at most), so
-    # that E_i at the returned ε̃_X is defined (identifiability_mechanism recomputes t from ε)
+    # that E_i at the returned ε̃_X is defined (identifiability_mechanism recomputes t from ε), then down to the
+    # smallest such float
     e = eps_of_t(good, m)
     step = math.ulp(e)
     for _ in range(60):
@@ -270,6 +271,25 @@ def eps_tilde(prior: Prior, *, tol: float = 1e-14) -> float:
             break
         e += step
         step *= 2.0
+    # then down to the smallest such float: bisection in ε from an ε whose t fails (the ε of ``bad``, lowered
+    # while its t, rounded, still passes)
+    e_fail = eps_of_t(bad, m)
+    e_fail = e_fail if e_fail < e else e
+    step = math.ulp(e)
+    for _ in range(60):
+        if e_fail <= 0.0 or not _feasible(prior, np.array([t_of_eps(e_fail, m)]), exact)[0]:
+            break
+        e_fail -= step
+        step *= 2.0
+    if 0.0 < e_fail < e:
+        for _ in range(200):
+            mid = 0.5 * (e_fail + e)
+            if not e_fail < mid < e:
+                break
+            if _feasible(prior, np.array([t_of_eps(mid, m)]), exact)[0]:
+                e = mid
+            else:
+                e_fail = mid
     if exact.exhausted:
         warnings.warn(
             f"ε̃_X = {e!r} is not proved exact: E_i is feasible there (every entry of p_Y ≥ 0, exactly), but "
@@ -336,10 +356,10 @@ def _feasible(prior: Prior, t: np.ndarray, exact: _ExactSigns | None = None) -> 
     return out
 
 
-#: big-integer operations the exact sign tests of one ε̃_X may spend (about 50 ns each: ~20 s); an entry within its
-#: rounding bound of zero after that counts as negative, and ε̃_X is then not proved exact (E_i is feasible there)
-#: (:class:`EpsTildeBoundWarning`)
-EXACT_SIGN_BUDGET = 4e8
+#: the exact work one ε̃_X may spend, in operations on 64-bit words of its big integers (measured 5–15 ns each:
+#: at most 3–9 s); after that an entry within its rounding bound of zero counts as negative, and ε̃_X is then not
+#: proved exact, with :class:`EpsTildeBoundWarning` (E_i is feasible there)
+EXACT_SIGN_BUDGET = 6e8
 
 
 class EpsTildeBoundWarning(UserWarning):
@@ -364,6 +384,10 @@ class _ExactSigns:
         return self.signs
 
     def _spend(self, cost: float) -> bool:
+        # big integers of about L + 64n bits: an operation costs in proportion to their words
+        if self.signs is None:
+            self.signs = ExactPosteriorSigns(self.prior.pmf, self.prior.n, self.prior.m)
+        cost *= (self.signs.L + 64 * self.prior.n) / 64.0
         if self.spent + cost > EXACT_SIGN_BUDGET:
             self.exhausted = True
             return False

@@ -178,16 +178,17 @@ def _min_g(coefficients: list[list[Fraction]], eps: float, m: int) -> Fraction:
 
 
 def _check_boundary(prior, n: int, m: int) -> float:  # noqa: ANN001
-    """ε̃_X is the boundary to the floats of ε and t: every g_x ≥ 0 at its t, some g_x < 0 two floats of ε below it
-    or three floats of t above it, whichever is the larger t (unless ε̃_X = 0: t = 1/m, the largest t)."""
+    """ε̃_X is the boundary to the floats of ε and t: every g_x ≥ 0 at its t, and some g_x < 0 at one of the next
+    three floats of t or at the t of two floats of ε below it (unless ε̃_X = 0: t = 1/m, the largest t)."""
     got = eps_tilde(prior)
     coefficients = _g_coefficients(prior.pmf, n, m)
     t = t_of_eps(got, m)
     assert _min_g_at(coefficients, t) >= 0
     if got > 0:
-        above = math.nextafter(math.nextafter(math.nextafter(t, 1.0), 1.0), 1.0)
-        below = t_of_eps(math.nextafter(math.nextafter(got, 0.0), 0.0), m)
-        assert _min_g_at(coefficients, max(above, below)) < 0
+        near = [t_of_eps(math.nextafter(math.nextafter(got, 0.0), 0.0), m)]
+        for _ in range(3):
+            near.append(math.nextafter(near[-1] if len(near) > 1 else t, 1.0))
+        assert min(_min_g_at(coefficients, u) for u in near if u <= 1.0 / m) < 0
     return got
 
 
@@ -281,12 +282,13 @@ def test_exactly_uniform_explicit_pmfs_give_zero():
 
 
 def test_the_last_float_before_a_change_of_sign():
-    """A row 8e-16 from uniform at n = 4: the change of sign lies two floats of t below 1/2; the reference value
-    was isolated independently (exact coefficients, Sturm sequences)."""
+    """A row 8e-16 from uniform at n = 4: the change of sign lies two floats of t below 1/2 (the boundary check
+    is in floats of t; many floats of ε ≈ 1e-14 map to one t); the reference value was isolated independently
+    (exact coefficients, Sturm sequences)."""
     row = np.array([0.5000000000000008, 0.4999999999999992])
     space = DatabaseSpace(4, 2)
     explicit = priors.from_pmf(space, priors.iid(space, row).pmf)
-    assert _check_boundary(explicit, 4, 2) == 1.2434497875801676e-14
+    assert _check_boundary(explicit, 4, 2) == pytest.approx(1.2434497875801676e-14, rel=1e-12)
 
 
 def test_identifiability_mechanism_near_a_tiny_eps_tilde():
