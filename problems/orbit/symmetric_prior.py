@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import combinations
 
 import numpy as np
 
@@ -113,8 +114,15 @@ class SymmetricPrior:
 
     @property
     def has_full_support(self) -> bool:
-        """Every database has positive mass iff some component has π_j > 0 everywhere (with w_j > 0)."""
-        return any(w > 0 and bool(np.all(r > 0)) for w, r in zip(self.weights, self.row_pmfs))
+        """Every database has positive mass iff the symbols of every database lie in the support of some component
+        with w_j > 0: for n ≥ m, some component has π_j > 0 everywhere; for n < m, every set of n symbols is in the
+        support of a component (a database holds at most n distinct symbols)."""
+        pos = [np.asarray(r) > 0 for w, r in zip(self.weights, self.row_pmfs) if w > 0]
+        if any(bool(p.all()) for p in pos):
+            return True
+        if self.n >= self.m:
+            return False
+        return all(any(bool(p[list(S)].all()) for p in pos) for S in combinations(range(self.m), self.n))
 
     def to_prior(self) -> Prior:
         """The dense :class:`~problems.priors.Prior` (builds the length-mⁿ pmf; small n only)."""

@@ -253,3 +253,37 @@ def test_enclosure_takes_a_dense_prior_too():
     a, b = mixture_enclosure(sym, 2.0), mixture_enclosure(sym.to_prior(), 2.0)
     assert a is not None and b is not None
     assert (a.lower, a.upper) == (b.lower, b.upper)
+
+
+# n < m (and n = 1): a database holds at most n distinct symbols, so every mass can be positive although no
+# component is positive everywhere; ε_X against brute-force exact values over all neighbouring pairs
+SMALL_N_SUPPORT = [
+    ("mixture:0.5,0.5/0,1/1,0", 2, 1, 0.0),
+    ("contagious:1", 3, 1, 0.0),
+    ("contagious:1:0.000001,0.999999", 2, 1, math.log(999999.0)),
+    ("contagious:1:0.2,0.3,0.5", 3, 1, math.log(2.5)),
+    (
+        "mixture:0.3333333333333333,0.3333333333333333,0.3333333333333334/0,0.5,0.5/0.5,0,0.5/0.5,0.5,0",
+        3,
+        2,
+        math.log(2),
+    ),
+]
+
+
+@pytest.mark.parametrize(("spec", "m", "n", "exact"), SMALL_N_SUPPORT)
+def test_full_support_when_n_is_below_m(spec, m, n, exact):
+    from problems.orbit.symmetric_prior import parse_symmetric_prior
+    from problems.prior_constants import eps_X_symmetric
+
+    prior = parse_symmetric_prior(spec, n, m)
+    assert prior.has_full_support and bool(np.all(prior.to_prior().pmf > 0))
+    assert eps_X_symmetric(prior) == pytest.approx(exact, rel=1e-12, abs=1e-15)
+
+
+def test_no_full_support_when_a_database_has_zero_mass():
+    from problems.orbit.symmetric_prior import parse_symmetric_prior
+
+    for spec, m, n in (("mixture:0.5,0.5/0,1/1,0", 2, 3), ("contagious:1", 2, 3), ("iid:0,1", 2, 1)):
+        prior = parse_symmetric_prior(spec, n, m)
+        assert not prior.has_full_support and bool(np.any(prior.to_prior().pmf == 0))
