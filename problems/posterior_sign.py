@@ -47,11 +47,6 @@ class ExactPosteriorSigns:
         )
         self._coef: np.ndarray | None = None
 
-    @property
-    def size(self) -> int:
-        """Number of databases N."""
-        return int(self.P.size)
-
     def signs(self, x: np.ndarray, t: float) -> np.ndarray:
         """Signs (−1, 0, 1) of :math:`g_x(t)` for the flat database indices ``x`` at the float ``t``: entry by
         entry (O(N) each) for a few, else all N at once (:meth:`all_signs`, O(nN))."""
@@ -138,22 +133,8 @@ def _value(c: list, t: Fraction) -> Fraction:
     return v
 
 
-def _rem(a: list[Fraction], b: list[Fraction]) -> list[Fraction]:
-    """Remainder of a / b (ascending coefficients, b's leading coefficient non-zero)."""
-    a = list(a)
-    while len(a) >= len(b) and any(a):
-        f = a[-1] / b[-1]
-        shift = len(a) - len(b)
-        for i, v in enumerate(b):
-            a[i + shift] -= f * v
-        a.pop()
-        while len(a) > 1 and a[-1] == 0:
-            a.pop()
-    return a
-
-
-def _divide(a: list[Fraction], b: list[Fraction]) -> list[Fraction]:
-    """The quotient of a / b (ascending coefficients; b divides a)."""
+def _divmod(a: list[Fraction], b: list[Fraction]) -> tuple[list[Fraction], list[Fraction]]:
+    """Quotient and remainder of a / b (ascending coefficients, b's leading coefficient non-zero)."""
     a = list(a)
     q = [Fraction(0)] * max(1, len(a) - len(b) + 1)
     while len(a) >= len(b) and any(a):
@@ -163,13 +144,15 @@ def _divide(a: list[Fraction], b: list[Fraction]) -> list[Fraction]:
         for i, v in enumerate(b):
             a[i + shift] -= f * v
         a.pop()
-    return q
+        while len(a) > 1 and a[-1] == 0:
+            a.pop()
+    return q, a
 
 
 def _square_free(c: list[Fraction]) -> list[Fraction]:
     """c / gcd(c, c'): the same distinct roots, each simple."""
     g = _sturm(c)[-1]  # the last element of Sturm's sequence is gcd(c, c') up to a constant
-    return c if len(g) == 1 else _divide(c, g)
+    return c if len(g) == 1 else _divmod(c, g)[0]
 
 
 def _sturm(c: list[Fraction]) -> list[list[Fraction]]:
@@ -177,7 +160,7 @@ def _sturm(c: list[Fraction]) -> list[list[Fraction]]:
     root)."""
     seq = [c, [k * c[k] for k in range(1, len(c))]]
     while len(seq[-1]) > 1 or seq[-1][0] != 0:
-        r = _rem(seq[-2], seq[-1])
+        r = _divmod(seq[-2], seq[-1])[1]
         if not any(r):
             break
         seq.append([-v for v in r])

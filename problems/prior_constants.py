@@ -385,9 +385,7 @@ class _ExactSigns:
 
     def _spend(self, cost: float) -> bool:
         # big integers of about L + 64n bits: an operation costs in proportion to their words
-        if self.signs is None:
-            self.signs = ExactPosteriorSigns(self.prior.pmf, self.prior.n, self.prior.m)
-        cost *= (self.signs.L + 64 * self.prior.n) / 64.0
+        cost *= (self._signs().L + 64 * self.prior.n) / 64.0
         if self.spent + cost > EXACT_SIGN_BUDGET:
             self.exhausted = True
             return False
