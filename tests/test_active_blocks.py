@@ -172,11 +172,24 @@ def test_sub_spec_keeps_the_rows_inside_the_kept_blocks():
 
 
 def test_layers_with_one_linking_row_per_block():
-    """Separate linking rows are accepted when each block lies in one of them, refused otherwise."""
+    """Separate linking rows are accepted when each block lies in one of them, or each of its layers (a folded
+    LP: layers 0 and 2 in one row), and refused when a layer spans two of them."""
     var_layer = np.array([0, 1, 2, 0, 1])
     block = np.array([0, 0, 0, 1, 1])
     src, dst = np.array([0, 1, 3]), np.array([1, 2, 4])
     lay = Layers(var_layer, block, 2, 2, src, dst, link=np.array([0, 0, 0, 1, 1]))
     assert [p.tolist() for _, p, _ in lay.block_layers] == [[0], [1]]
-    with pytest.raises(ValueError, match="one linking row"):
-        Layers(var_layer, block, 2, 2, src, dst, link=np.array([0, 1, 0, 1, 1]))
+    assert lay.block_links == [None, None]
+    lay = Layers(var_layer, block, 2, 2, src, dst, link=np.array([0, 1, 0, 1, 1]))
+    assert [p.tolist() for _, p, _ in lay.block_layers] == [[0, 1, 2], [1]]
+    assert lay.block_links[0].tolist() == [0, 1, 0] and lay.block_links[1] is None
+    with pytest.raises(ValueError, match="every layer of a block"):
+        Layers(
+            np.array([0, 0, 1, 0, 1]),
+            block,
+            2,
+            2,
+            np.array([0, 3]),
+            np.array([2, 4]),
+            link=np.array([0, 1, 0, 1, 1]),
+        )

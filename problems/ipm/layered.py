@@ -84,9 +84,10 @@ class Layers:
     layer-major inside each block (:class:`~problems.ipm.block.RaggedBlockSystem` sorts its variables so, and the
     banded solves then work on the iteration's vectors in place): ``var_layer[i]`` the layer of variable i (its
     linking row, unless ``link`` is given), ``block[i]`` its block, ``src``/``dst`` the ratio rows in the
-    factorisation's row order.  ``link[i]``, when given, is the linking row of variable i, and every block must
-    then lie in a single linking row (the pricing LP of :mod:`problems.lp.active_blocks`: Σ_{t ∈ b} u_t = 1 per
-    block, a diagonal Schur complement).
+    factorisation's row order.  ``link[i]``, when given, is the linking row of variable i, and every layer of a
+    block must lie in one linking row: a whole block (the pricing LP of :mod:`problems.lp.active_blocks`:
+    Σ_{t ∈ b} u_t = 1 per block, a diagonal Schur complement), or layers k and n − k (an LP folded by its mirror,
+    :mod:`problems.lp.fold`).
     """
 
     def __init__(
@@ -141,12 +142,25 @@ class Layers:
         # per block: the layer of each local variable and where each layer starts (for A_bᵀ and the staircase)
         rows_of = (var_layer if link is None else link).astype(np.int32)  # linking rows < E: 32 bits
         self.block_layers = []
+        # per block: None, or the linking row of each present layer where the linking rows merge layers (a folded
+        # LP, problems.lp.fold): the staircase then runs over the layers and the block's part of the Schur
+        # complement is summed into their linking rows
+        self.block_links: list[np.ndarray | None] = []
         for b in range(nblocks):
-            lb = rows_of[starts[b] : starts[b + 1]]
+            s0, s1 = starts[b], starts[b + 1]
+            lb = rows_of[s0:s1]
             present, first = np.unique(lb, return_index=True)
+            links = None
             if link is not None and present.size > 1:
-                raise ValueError("with separate linking rows, every block must lie in one linking row")
+                lb = var_layer[s0:s1].astype(np.int32)
+                present, first = np.unique(lb, return_index=True)
+                links = rows_of[s0:s1][first]
+                if np.any(rows_of[s0:s1] != links[np.searchsorted(present, lb)]):
+                    raise ValueError(
+                        "with separate linking rows, every layer of a block must lie in one of them"
+                    )
             self.block_layers.append((lb, present, first))
+            self.block_links.append(links)
 
     def tile_plan(self, b: int) -> list[tuple[int, ...]]:
         """Block b's tiles for :func:`_tiled_solve` at the current :data:`TILE_ROWS` (computed once per layout)."""
@@ -220,7 +234,7 @@ class LayeredFactor:
                     blk = X[r0:, :g1].T @ X[r0:, g0:g1]
                     Sb[:g1, g0:g1] = blk
                     Sb[g0:g1, :g0] = blk[:g0].T
-                return present, Sb
+                return _merged(lay.block_links[b], present, Sb)
             # X_b = L⁻¹ A_bᵀ: column groups solved on the trailing band from their first layer on
             X = np.zeros((n_b, L), order="F")
             for g0 in range(0, L, COLUMN_GROUP):
@@ -235,7 +249,7 @@ class LayeredFactor:
                 blk = X[r0:, :g1].T @ B
                 Sb[:g1, g0:g1] = blk
                 Sb[g0:g1, :g0] = blk[:g0].T
-            return present, Sb
+            return _merged(lay.block_links[b], present, Sb)
 
         S = np.zeros((E, E))
         for present, Sb in self._map(work):
@@ -292,6 +306,17 @@ class LayeredFactor:
 
     def border(self, dz: np.ndarray, tt: None) -> None:
         return None
+
+
+def _merged(links: np.ndarray | None, present: np.ndarray, Sb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A block's part of the Schur complement over its layers ``present``, summed into the linking rows ``links``
+    of those layers (S = Mᵀ S_layers M with M the layers' 0/1 membership); as it is when ``links`` is None."""
+    if links is None:
+        return present, Sb
+    rows, inv = np.unique(links, return_inverse=True)
+    M = np.zeros((present.size, rows.size))
+    M[np.arange(present.size), inv] = 1.0
+    return rows, M.T @ Sb @ M
 
 
 def _tiled_solve(

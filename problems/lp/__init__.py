@@ -3,6 +3,7 @@
 * :mod:`problems.lp.spec` — :class:`RatioLPSpec` and its two builders (dense and orbit-reduced);
 * :mod:`problems.lp.bounds` — the exactly feasible repair and the safe dual bound;
 * :mod:`problems.lp.face` — the face repair: a back end's point rebuilt on the face of its tight ratio rows;
+* :mod:`problems.lp.fold` — the mirror fold: an LP with a symmetry of its own solved on its orbit sums;
 * :mod:`problems.lp.solution` — :class:`LPSolution`, the one solution type of every ratio LP;
 * :mod:`problems.lp.status` — the one status rule (:func:`decide_status`), the status enum and the exit codes;
 * :mod:`problems.lp.tiny` — the optima below the range of normal doubles (ε of several hundred);

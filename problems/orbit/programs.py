@@ -105,8 +105,7 @@ class DistanceLP:
         l = np.arange(n)
         logN = _log_distance_counts(n, m)
         # g[l] ≤ r N_l/N_{l+1} g[l+1]  and  g[l+1] ≤ r N_{l+1}/N_l g[l]
-        src = np.concatenate([l, l + 1])
-        dst = np.concatenate([l + 1, l])
+        src, dst = np.concatenate([l, l + 1]), np.concatenate([l + 1, l])
         lk = np.concatenate([logN[:-1] - logN[1:], logN[1:] - logN[:-1]])
         c = np.arange(n + 1, dtype=float)
         A = sp.csr_matrix(np.ones((1, n + 1)))
@@ -395,6 +394,7 @@ class _PriorProgram(_Base):
         )
         del mv, lk
         J.__dict__.pop("moves", None)  # the LP keeps what it needs (m = 2, n = 200: 83–124 MB of moves)
+        self.lp.spec.cache["mirror"] = J.mirror  # a symmetry when the prior has it: problems.lp.fold
 
     def _log_kappa(self, mv) -> np.ndarray:
         return mv.log_kappa

@@ -158,6 +158,12 @@ class JointTypes:
         idx = np.clip(idx, 0, self.size - 1)
         return np.where(self.keys[idx] == keys, idx, -1)
 
+    def mirror(self) -> np.ndarray:
+        """The index of each joint type's mirror image, both databases' alphabet reversed (a ↦ m − 1 − a): with
+        cells a·m + b, the cells in reverse order.  An involution; a symmetry of the LP when the prior is invariant
+        under it (:mod:`problems.lp.fold`)."""
+        return self.index(self.flat[:, ::-1])
+
     def x_type_index(self, types: np.ndarray) -> np.ndarray:
         """Indices of x-types (``(…, m)`` counts)."""
         return np.searchsorted(self.x_keys, composition_keys(types, self.n))

@@ -23,7 +23,10 @@ from ..lp.active_blocks import (
     ActiveBlockProbe,
     blocks_of,
 )
+from ..lp.fold import Fold
 from ..lp.spec import RatioLPSpec
+from ..progress import note
+from . import settings
 from .settings import BLOCK_LP_TOL
 
 __all__ = ["active_probe", "run_block_lp", "sub_enough", "ACTIVE_RESTRICTED_RTOL"]
@@ -48,18 +51,27 @@ def run_block_lp(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """The block method on ``spec`` at ε: (u, ν, λ, iterations) in the spec's order.  With ``enough`` (a
     certificate to stop at) it runs to :data:`~problems.solvers.settings.BLOCK_LP_TOL`; a pricing LP (its
-    ``cache["band_layer"]``) keeps banded factors along the joint-type layers."""
+    ``cache["band_layer"]``) keeps banded factors along the joint-type layers.  A spec with a mirror symmetry
+    (:func:`problems.lp.fold.folded`) is solved folded, on about half the variables; ``enough``, ``probe`` and
+    the caller see the unfolded iterates."""
     from ..ipm.block import solve_block_lp
+    from ..lp.fold import folded
 
+    fold = folded(spec) if settings.FOLD_MIRROR else None
+    lp = spec if fold is None else fold.spec
+    if fold is not None:
+        note(folded=f"by its mirror, {lp.K:,} of {spec.K:,} variables")
+        enough = None if enough is None else _Unfolded(fold, enough)
+        probe = None if probe is None else _Unfolded(fold, probe)
     u, nu, lam, _s, iters, _secs = solve_block_lp(
-        spec.c,
-        spec.A,
-        spec.b,
-        spec.src,
-        spec.dst,
-        spec.kappa,
+        lp.c,
+        lp.A,
+        lp.b,
+        lp.src,
+        lp.dst,
+        lp.kappa,
         math.exp(eps),
-        program=spec.program,
+        program=lp.program,
         bounded=bounded,
         threads=threads,
         time_limit=time_limit,
@@ -67,9 +79,25 @@ def run_block_lp(
         probe=probe,
         tol=1e-9 if enough is None else BLOCK_LP_TOL,
         max_iter=max_iter,
-        band_layer=spec.cache.get("band_layer"),
+        band_layer=lp.cache.get("band_layer"),
     )
+    if fold is not None:
+        u, nu, lam = fold.unfold(u, nu, lam)
     return u, nu, lam, iters
+
+
+class _Unfolded:
+    """A test or probe of the original LP's iterates, asked with the folded ones (``finished`` passed on)."""
+
+    def __init__(self, fold: Fold, fn: Callable) -> None:
+        self.fold, self.fn = fold, fn
+
+    @property
+    def finished(self) -> bool:
+        return bool(getattr(self.fn, "finished", False))
+
+    def __call__(self, v: np.ndarray, nu: np.ndarray, lam: np.ndarray, *rest: int) -> bool:
+        return bool(self.fn(*self.fold.unfold(v, nu, lam), *rest))
 
 
 def sub_enough(sub: RatioLPSpec, eps: float) -> Test:

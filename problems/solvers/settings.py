@@ -221,6 +221,9 @@ BLOCK_LP_TOL: Final = 1e-14
 #: The block method offers its iterates to the active-block probe (:mod:`problems.lp.active_blocks`): an answer
 #: from the heaviest y-type blocks, with the other blocks priced out, that the certificate accepts.
 ACTIVE_BLOCKS = True  # read when the block method starts (a benchmark may switch it off)
+#: The block method solves an LP with a mirror symmetry folded, on about half its variables
+#: (:mod:`problems.lp.fold`; a benchmark may switch it off to compare).
+FOLD_MIRROR = True
 
 # ---------------------------------------------------------------------------------------- conic programs
 #: Per CVXPY solver, the options of the conic fallback: tight, so that certificates reach ~1e-9 where the
