@@ -47,8 +47,8 @@ from .spec import RatioLPSpec
 
 __all__ = ["Fold", "fold", "folded", "SYMMETRY_RTOL"]
 
-#: The data of the LP must map onto itself to this relative accuracy (c, b and κ of the mirror images are computed
-#: in floating point from the same formula); a larger asymmetry means no symmetry, and nothing is folded.
+#: The data of the LP must map onto itself to this relative accuracy (c, b and κ — ln κ to this absolute accuracy —
+#: of the mirror images are computed in floating point); a larger asymmetry means no symmetry: nothing is folded.
 SYMMETRY_RTOL = 1e-9
 
 
@@ -124,7 +124,7 @@ def fold(spec: RatioLPSpec, sigma: np.ndarray, block: np.ndarray | None = None) 
         return None
     rmap = order[at]
     del keys, order, sorted_keys, image, at
-    if not _close(spec.log_kappa[rmap], spec.log_kappa):
+    if np.any(np.abs(spec.log_kappa[rmap] - spec.log_kappa) > SYMMETRY_RTOL):  # ln κ: relative error of κ
         return None
     # representatives: the smaller (block, row, index) of each orbit
     lab = np.zeros(K, dtype=np.int64) if block is None else np.asarray(block, dtype=np.int64)
