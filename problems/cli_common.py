@@ -87,7 +87,8 @@ PRIOR_HELP = (
 #: The prior help of the commands that take symmetric priors on the reduced path (solve, constants, curve).
 PRIOR_HELP_SYMMETRIC = (
     "uniform | iid:P0,P1,… | contagious:W[:P0,P1,…] | mixture:W0,W1/P00,P01,…/P10,P11,… (a mixture of i.i.d. "
-    "rows; reduced path) | pmf:P0,…,P(N-1) | file:PATH(.npy/.csv/.json); fractions such as 1/3 are accepted; "
+    "rows; reduced path; ';' may separate its parts, and must where a number is a fraction) | pmf:P0,…,P(N-1) | "
+    "file:PATH(.npy/.csv/.json); fractions such as 1/3 are accepted; "
     "a pmf whose sum is off by less than 1e-6 is renormalised (with a warning); an empty item (a trailing "
     "comma) is bad input"
 )

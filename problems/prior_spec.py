@@ -2,8 +2,9 @@
 
 ``uniform`` | ``iid:P0,P1,…`` (row pmf) | ``pmf:P0,…,P(N−1)`` | ``file:PATH`` (.npy, .csv, .json) |
 ``contagious:W`` or ``contagious:W:P0,P1,…`` | ``mixture:W0,W1,…/P00,P01,…/P10,P11,…`` (weights, then one row
-pmf per component).  Numbers are decimals (``0.25``) or fractions (``1/3``); lists are comma-separated with no
-empty item.
+pmf per component; ``;`` may separate them instead of ``/``, and must where a number is a fraction:
+``mixture:1/3,2/3;0.8,0.2;0.3,0.7``).  Numbers are decimals (``0.25``) or fractions (``1/3``); lists are
+comma-separated with no empty item.
 
 :func:`parse_prior_spec` reads a spec into a :class:`PriorSpec` (the grammar only: no pmf is built and no
 length is checked, so it is cheap at any n).  The priors are built from it by
@@ -158,9 +159,20 @@ def parse_prior_spec(spec: str, *, symmetric: bool = False) -> PriorSpec:
         values = tuple(parse_numbers(row, "--prior contagious row")) if row else ()
         return PriorSpec("contagious", spec, values=values, weight=weights[0])
     if kind == "mixture":
-        parts = rest.split("/")
+        sep = ";" if ";" in rest else "/"
+        parts = rest.split(sep)
         if len(parts) < 2:
-            raise InvalidInputError(f"--prior mixture is W0,W1,…/ROW0/ROW1/…, got {spec!r}")
+            raise InvalidInputError(
+                f"--prior mixture is W0,W1,…/ROW0/ROW1/… (or with ';' between them), got {spec!r}"
+            )
         rows = tuple(tuple(parse_numbers(p, "mixture row")) for p in parts[1:])
-        return PriorSpec("mixture", spec, rows=rows, weights=tuple(parse_numbers(parts[0], "weights")))
+        mix = tuple(parse_numbers(parts[0], "weights"))
+        if sep == "/" and (len(mix) != len(rows) or len({len(r) for r in rows}) > 1):
+            raise InvalidInputError(
+                f"--prior {spec!r}: {len(mix)} weight(s) for {len(rows)} row(s) of lengths "
+                f"{sorted({len(r) for r in rows})}; a mixture needs one row pmf per weight, all of one length. "
+                "'/' separates the parts, so a fraction such as 1/3 splits them: separate the parts with ';' "
+                "instead (mixture:1/3,2/3;0.8,0.2;0.3,0.7) or write decimals"
+            )
+        return PriorSpec("mixture", spec, rows=rows, weights=mix)
     raise InvalidInputError(f"unknown prior spec {spec!r}; {DENSE_GRAMMAR}")

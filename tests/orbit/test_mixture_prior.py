@@ -287,3 +287,16 @@ def test_no_full_support_when_a_database_has_zero_mass():
     for spec, m, n in (("mixture:0.5,0.5/0,1/1,0", 2, 3), ("contagious:1", 2, 3), ("iid:0,1", 2, 1)):
         prior = parse_symmetric_prior(spec, n, m)
         assert not prior.has_full_support and bool(np.any(prior.to_prior().pmf == 0))
+
+
+def test_mixture_spec_with_fractions_and_semicolons():
+    """';' separates a mixture's parts where its numbers are fractions; '/' with a fraction is refused, saying so."""
+    from problems.errors import InvalidInputError
+    from problems.orbit.symmetric_prior import parse_symmetric_prior
+
+    a = parse_symmetric_prior("mixture:1/3,2/3;4/5,1/5;0.3,0.7", 6, 2)
+    b = parse_symmetric_prior("mixture:0.3333333333333333,0.6666666666666666/0.8,0.2/0.3,0.7", 6, 2)
+    types = np.array([[6, 0], [3, 3], [0, 6]])
+    assert np.allclose(a.log_mass(types), b.log_mass(types), rtol=1e-14)
+    with pytest.raises(InvalidInputError, match="separate the parts with ';'"):
+        parse_symmetric_prior("mixture:1/3,2/3/0.8,0.2/0.3,0.7", 6, 2)
