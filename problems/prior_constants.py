@@ -37,6 +37,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from .errors import InvalidInputError
 from .posterior_sign import ExactPosteriorSigns
 from .priors import Prior, require_prior
 
@@ -535,7 +536,13 @@ def mixture_eps_X_ratio(prior) -> Fraction:  # noqa: ANN001 - an m = 2 Symmetric
     in rational arithmetic (the float logarithms are accurate to ~1e-13, so no other pair can be the maximum)."""
     n = prior.n
     ks = np.arange(n + 1)
-    lm = prior.log_mass(np.stack([n - ks, ks], axis=1))
+    lm = prior.log_mass(np.stack([n - ks, ks], axis=1))  # in logs: −∞ only for a mass that is exactly 0
+    if not np.all(np.isfinite(lm)):
+        k0 = int(np.flatnonzero(~np.isfinite(lm))[0])
+        raise InvalidInputError(
+            f"e^ε_X is infinite for this prior: a database with {k0} ones has mass 0 (ε_X is finite only for "
+            "priors with full support)"
+        )
     diff = np.abs(np.diff(lm))
     top = float(diff.max(initial=0.0))
     comps = [

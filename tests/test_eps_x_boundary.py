@@ -106,3 +106,28 @@ def test_reduced_pd_i_at_the_float_eps_X(eps):
     assert res.certified  # the constant mechanism is optimal here (i.i.d. (0.3, 0.7) near ε_X)
     assert pdi_feasible(res.matrix, exact, n, m, eps)
     assert main(argv) == 0
+
+
+@pytest.mark.parametrize("spec", ["mixture:0.5,0.5/1,0/0,1", "contagious:1", "mixture:0.3,0.7/1,0/1,0"])
+def test_mixture_eps_X_ratio_without_full_support(spec):
+    """A database of mass 0 beside one of positive mass: e^ε_X is infinite, said by a typed error (it was 1)."""
+    from problems.errors import InvalidInputError
+    from problems.orbit.symmetric_prior import parse_symmetric_prior
+    from problems.prior_constants import mixture_eps_X_ratio
+
+    with pytest.raises(InvalidInputError, match="infinite"):
+        mixture_eps_X_ratio(parse_symmetric_prior(spec, 5, 2))
+
+
+def test_mixture_eps_X_ratio_is_the_exact_largest_ratio():
+    """Against an independent rational evaluation of every neighbouring pair of weights k, k + 1."""
+    from problems.orbit.symmetric_prior import parse_symmetric_prior
+    from problems.prior_constants import mixture_eps_X_ratio
+
+    # the documented convention: the float parameters, taken exactly
+    f = [Fraction(float(v)) for v in (0.25, 0.9, 0.1, 0.75, 0.3, 0.7)]
+    n, comps = 7, [(f[0], f[1], f[2]), (f[3], f[4], f[5])]
+    mass = [sum(w * p0 ** (n - k) * p1**k for w, p0, p1 in comps) for k in range(n + 1)]
+    want = max(max(a / b, b / a) for a, b in zip(mass, mass[1:]))
+    got = mixture_eps_X_ratio(parse_symmetric_prior("mixture:0.25,0.75/0.9,0.1/0.3,0.7", n, 2))
+    assert got == want
