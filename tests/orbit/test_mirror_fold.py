@@ -138,3 +138,15 @@ def test_m3_is_not_folded():
     sigma = spec.cache["mirror"]()
     assert np.any(sigma[spec.src] == spec.dst)
     assert folded(spec) is None
+
+
+@pytest.mark.slow
+def test_folded_n100_against_the_sandwich():
+    """n = 100, contagious (0.9; ½, ½), PD-DP ε = 2, folded: certified, and its upper bound (an exactly feasible
+    mechanism) within 2e-6 of the mixture sandwich's lower side n·(1 − W)/(1 + e^ε) — a closed form (the uniform
+    row's PD-DP₁ = 1/(1 + e^ε); the point masses cost nothing), proved below the optimum (docs §14)."""
+    n, eps = 100, 2.0
+    res = _program("contagious:0.9:0.5,0.5", n).solve(eps, method="lp")
+    lower_side = n * 0.1 / (1.0 + math.exp(eps))
+    assert str(res.status) == "optimal"
+    assert lower_side - 1e-12 <= res.bounds.upper <= lower_side * (1 + 2e-6)
