@@ -21,9 +21,9 @@ variables), so that :math:`z_t = v_{o(t)}/|o(t)|`.  On that subspace the LP read
 a ratio LP of the same form with about half the variables and rows (r(o) is the orbit's representative).  A
 ratio row between a variable and its own mirror image would read v ≤ e^ε κ v, which this form cannot hold: such
 an LP is not folded (the joint types with m ≥ 3, where the reversal maps a move from symbol 0 to symbol 2 onto
-its own reverse; m = 2 has none).  For m = 2 the representatives are whole output-weight blocks j < n/2 and half of the block j = n/2, and a variable's
-layer (its input weight k) still orders the block as a band (:mod:`problems.ipm.layered`); only its linking row
-becomes the orbit {k, n − k}.
+its own reverse; m = 2 has none).  For m = 2 the representatives are whole output-weight blocks j < n/2 and half
+of the block j = n/2, and a variable's layer (its input weight k) still orders the block as a band
+(:mod:`problems.ipm.layered`); only its linking row becomes the orbit {k, n − k}.
 
 **Back to the LP.**  The folded point gives :math:`z_t = v_{o(t)}/|o(t)|`; folded multipliers (ν', λ') give
 
@@ -43,6 +43,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .active_blocks import blocks_of
 from .spec import RatioLPSpec
 
 __all__ = ["Fold", "fold", "folded", "SYMMETRY_RTOL"]
@@ -182,8 +183,6 @@ def folded(spec: RatioLPSpec) -> Fold | None:
         mirror = spec.cache.get("mirror")
         result = None
         if mirror is not None:
-            from .active_blocks import blocks_of
-
             result = fold(spec, mirror(), blocks_of(spec)[1])
         spec.cache["fold"] = result
     return spec.cache["fold"]

@@ -23,7 +23,7 @@ from ..lp.active_blocks import (
     ActiveBlockProbe,
     blocks_of,
 )
-from ..lp.fold import Fold
+from ..lp.fold import Fold, folded
 from ..lp.spec import RatioLPSpec
 from ..progress import note
 from . import settings
@@ -55,7 +55,6 @@ def run_block_lp(
     (:func:`problems.lp.fold.folded`) is solved folded, on about half the variables; ``enough``, ``probe`` and
     the caller see the unfolded iterates."""
     from ..ipm.block import solve_block_lp
-    from ..lp.fold import folded
 
     fold = folded(spec) if settings.FOLD_MIRROR else None
     lp = spec if fold is None else fold.spec
