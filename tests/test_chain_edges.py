@@ -175,3 +175,43 @@ def test_contagious_pd_dp_at_n100_small_eps_is_certified_by_one_solve():
     assert str(sol.status) == "optimal" and refined(sol.bounds.lower, sol.bounds.upper)
     assert [a[0] for a in sol.stats.attempts] == ["BLOCK"]
     assert 0.1 * _h(n, eps) * (1 - 1e-12) <= sol.bounds.lower <= sol.value <= sol.bounds.upper <= _h(n, eps)
+
+
+class _Iterates:
+    """A back end that shows the chain's early-stop test two iterates before answering: first a good point with
+    zero multipliers (lower bound 0), then a poor point (E_d just inside the level) with good multipliers, and
+    answers with the second.  Neither iterate proves the value alone; together they do."""
+
+    def __init__(self, z: np.ndarray, nu: np.ndarray, lam: np.ndarray) -> None:
+        self.name, self.z, self.nu, self.lam = "BLOCK", z, nu, lam
+        self.answers: list[bool] = []
+
+    def solve(self, spec, eps, *, time_limit, enough=None):  # noqa: ANN001, ANN201
+        poor = tight_reference(spec, eps)
+        for z, nu, lam in ((self.z, np.zeros(spec.G), np.zeros(spec.P)), (poor, self.nu, self.lam)):
+            self.answers.append(bool(enough(z, nu, lam)))
+        return RawSolution(poor, self.nu, self.lam, "converged", 2, 0.0)
+
+
+def test_the_best_point_and_the_best_bound_of_different_iterates_certify_together(monkeypatch):
+    # reference: the joint-type LP written from the definitions, solved by HiGHS and checked a posteriori
+    prior, n, eps = "mixture:0.5,0.5/0.8,0.2/0.3,0.7", 6, 1.0
+    lm = independent.log_mass(prior, n)
+    ref = independent.reference_value(
+        independent.joint_type_lp(n, lm, eps, False), eps, False, independent.eps_x(lm)
+    )
+    spec = ReducedPDDP(parse_symmetric_prior(prior, n, 2)).lp.spec
+    solved = chain.solve(spec, eps)
+    assert str(solved.status) == "optimal"
+    backend = _Iterates(solved.z, solved.nu, solved.lam)
+    monkeypatch.setattr(chain, "resolve_order", lambda *a, **k: [backend])
+    sol = chain.solve(spec, eps)
+    # the second iterate completes the proof: the back end stops there
+    assert backend.answers == [False, True]
+    assert str(sol.status) == "optimal" and refined(sol.bounds.lower, sol.bounds.upper)
+    assert sol.bounds.lower <= ref * (1 + 1e-9)
+    assert abs(sol.value - ref) <= 1e-6 * ref
+    # the answer is the first iterate's point, not the poor one the back end returned (E_d: 3 % above)
+    assert spec.objective(tight_reference(spec, eps)) > ref * 1.01
+    ((name, outcome),) = sol.stats.attempts
+    assert name == "BLOCK" and outcome.endswith("certified")

@@ -81,11 +81,12 @@ STALL_ITERATIONS = 6
 #: relative duality gap below which the caller's early-stop test (its certificate) is asked at every iterate
 ENOUGH_GAP = 1e-6
 #: once the early-stop test has refused an iterate, it is asked again when the relative duality gap has fallen
-#: below ENOUGH_STEP times the refused one, or ENOUGH_EVERY iterations later: a test (the certificate) costs about
-#: two thirds of an iteration's wall time at m = 2, n = 100, and near the end the gap falls by only 10–25 % per
-#: iteration, so asking at every iterate spent 9–15 tests on a point
+#: below ENOUGH_STEP times the refused one, or ENOUGH_EVERY iterations later (a test costs two thirds of an
+#: iteration at m = 2, n = 100, the gap falls by 10–25 % per iteration near the end: asking at every iterate spent
+#: 9–15 tests on a point), and before a step whose refinement left an error above REFINE_FAILED (in its measure)
 ENOUGH_STEP = 0.5
 ENOUGH_EVERY = 2
+REFINE_FAILED = 1e-6
 #: the dual residual is measured beyond this multiple of the size of its terms (:func:`_dual_residual`)
 DRES_FLOOR = 64 * np.finfo(float).eps
 
@@ -198,6 +199,7 @@ class _Newton:
         self.Drg = D * r_g
         self.r_d, self.r_p, self.r_g, self.mu, self.bnorm = r_d, r_p, r_g, mu, bnorm
         self.refine_tol = REFINE_TOL
+        self.unrefined = 0.0  # the largest error a refinement of these solves left (in its own measure)
         # a block system may ask for longer refinement (its normal equations are solved less accurately)
         self.refine_steps = data.refine_steps
         self.refine_contraction = data.refine_contraction
@@ -364,6 +366,7 @@ class _Newton:
             for x, y in zip(d, corr):  # in place: d's arrays are this method's own (fewer P-sized copies)
                 x += y
             del corr
+        self.unrefined = max(self.unrefined, err)  # (after the last step: an upper estimate)
         return tuple(d)
 
     # --- Krylov refinement -------------------------------------------------------------------------------
@@ -408,6 +411,7 @@ class _Newton:
                 or err > self.refine_contraction * err_old
                 or solves >= self.refine_steps
             ):
+                self.unrefined = max(self.unrefined, err)
                 break
             err_old = err
             beta = float(np.linalg.norm(r))
@@ -583,10 +587,12 @@ def solve_block_angular(
             note(iteration=it, kkt=f"{merit:.1e}")
             if merit <= tol:
                 return zt, nu, lam, s, it
-            if enough is not None and gap <= ENOUGH_GAP and (gap <= ENOUGH_STEP * asked[0] or it >= asked[1]):
-                if enough(zt, nu, lam, s):
+            ask = enough if gap <= ENOUGH_GAP else None  # the early-stop test, until asked on this iterate
+            if ask is not None and (gap <= ENOUGH_STEP * asked[0] or it >= asked[1]):
+                if ask(zt, nu, lam, s):
                     return zt, nu, lam, s, it
                 asked = (gap, it + ENOUGH_EVERY)  # refused: the gap or the iteration at which to ask again
+                ask = None
             if probe is not None and probe(zt, nu, lam, s, it):
                 return zt, nu, lam, s, it
             if merit < best[0]:
@@ -654,6 +660,9 @@ def solve_block_angular(
                 (dz, dw, dnu, dlam, ds), kept = _centrality_correctors(
                     newton_sys, zt, w, lam, s, (dz, dw, dnu, dlam, ds), sigma * mu, max_correctors, late
                 )
+            # a direction refinement left inaccurate can step off the rounding floor: ask on this last good iterate
+            if ask is not None and newton_sys.unrefined > REFINE_FAILED and ask(zt, nu, lam, s):
+                return zt, nu, lam, s, it
             eta = ETA
             ap, ad = steps(zt, w, lam, s, (dz, dw, dnu, dlam, ds), bounded, pool)
             ap, ad = eta * ap, eta * ad
@@ -670,8 +679,7 @@ def solve_block_angular(
             if min(ap, ad) < 1e-12:
                 last = f"step length collapsed at iteration {it}"
                 break
-            # stalled at the rounding floor: a step of under 1 % twice in a row after the best iterate was
-            # already acceptable
+            # stalled at the rounding floor: a step of under 1 % twice in a row after an acceptable best iterate
             short = short + 1 if min(ap, ad) < 1e-2 else 0
             if short >= 2 and best[0] <= accept and it - best[5] >= 2:
                 last = f"stalled at iteration {it}"

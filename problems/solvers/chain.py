@@ -6,8 +6,9 @@ by the one rule of the toolkit, :func:`~problems.lp.status.decide_status`.  Once
 by its absolute tolerance alone (an optimum near zero), the later attempts only get a short try at the relative
 gap (:data:`~problems.solvers.settings.SETTLED_SECONDS`).  A back end that
 crashes, runs out of time or returns a poor point is recorded in ``attempts`` and the next one runs.  Bounds
-from different attempts combine (the best lower bound and the best exactly feasible point are both valid),
-so the final answer is never worse than its best attempt.  Its time limits and the parameters of its
+from different attempts, and from the iterates an attempt's early-stop test looked at, combine (the best lower
+bound and the best exactly feasible point are both valid), so the final answer is never worse than its best
+attempt.  Its time limits and the parameters of its
 tightened re-solves are in :mod:`problems.solvers.settings`.
 """
 
@@ -151,6 +152,33 @@ def _repair_lost(spec: RatioLPSpec, z: np.ndarray | None, lower: float, upper: f
     return near and not upper - value <= 0.5 * rtol * value
 
 
+class _Proofs:
+    """The best proof one attempt found: the lowest verified upper bound (with its exactly feasible point and
+    mixing weight) and the highest lower bound (with the multipliers that gave it), over the certificates of its
+    iterates (the early-stop test) and of its answer.  Both are valid whichever iterate they came from: at m = 2,
+    n = 100 (contagious (0.9; 0.3, 0.7) PD-DP, ε = 1) the block method's last iterate before its rounding floor
+    held the best point and a later one, past the floor, the best multipliers."""
+
+    def __init__(self) -> None:
+        self.clear()
+
+    def clear(self) -> None:
+        self.lo, self.up, self.mix = -math.inf, math.inf, math.nan
+        self.z: np.ndarray | None = None
+        self.duals: tuple[np.ndarray, np.ndarray] | None = None
+
+    def add(self, cert: LPCertificate, nu: np.ndarray, lam: np.ndarray) -> None:
+        if cert.z is not None and cert.bounds.upper < self.up:
+            self.up, self.z, self.mix = cert.bounds.upper, cert.z, cert.mix
+        if self.duals is None or cert.bounds.lower > self.lo:
+            self.lo, self.duals = cert.bounds.lower, (nu, lam)
+
+    def attempt(self, solver: str, outcome: str, seconds: float, rtol: float) -> Attempt:
+        """The attempt's record, with these bounds."""
+        status = decide_status(self.lo, self.up, feasible=self.z is not None, rtol=rtol)
+        return Attempt(solver, outcome, seconds, self.lo, self.up, status.certified)
+
+
 def _accepted(
     accepted: list[tuple[np.ndarray, np.ndarray, np.ndarray, LPCertificate]],
     z: np.ndarray | None,
@@ -233,6 +261,8 @@ def solve(
     # the last certificate an attempt's early-stop test accepted, with the point and duals it was computed on:
     # the attempt returns that iterate, which is then not certified a second time (seconds at n = 200)
     accepted: list[tuple[np.ndarray, np.ndarray, np.ndarray, LPCertificate]] = []
+    # the best proof of the running attempt, over its iterates (its early-stop tests) and its answer
+    seen = _Proofs()
 
     def run(be, level: float, why: str, k: int, duals=None):  # noqa: ANN001, ANN202 - one attempt, in the budget
         left = total - (time.perf_counter() - start)
@@ -245,12 +275,19 @@ def solve(
             nu_c, lam_c = (nu, lam) if duals is None else duals
             # (without the face repair: an iterate short of the optimum gains nothing from it, measured at m = 2,
             # n = 60, and at n = 200 it would cost seconds per iterate)
-            cert = certify(spec, eps, z, nu_c, lam_c, known_lower=best_lo, rtol=rtol, face=False)
-            if cert.refined:
+            cert = certify(spec, eps, z, nu_c, lam_c, known_lower=known_lower, rtol=rtol, face=False)
+            seen.add(cert, nu_c, lam_c)
+            # this iterate's proof, or the best point and the best bound of different iterates (or attempts)
+            done = cert.refined or (
+                (seen.z is not None or best_z is not None)
+                and refined(max(best_lo, seen.lo), min(best_up, seen.up), rtol)
+            )
+            if done:
                 accepted[:] = [(z, nu_c, lam_c, cert)]
-            return cert.refined
+            return done
 
         accepted.clear()
+        seen.clear()
         with ticking(f"{where}: attempt {k} {be.name} ({why})"):
             return be.solve(spec, level, time_limit=min(limit, left), enough=enough)
 
@@ -286,15 +323,14 @@ def solve(
         if cert is None:
             with ticking(f"{where}: certifying attempt {k} {be.name}'s answer (exact repair, safe bound)"):
                 cert = certify(spec, eps, raw.z, raw.nu, raw.lam, known_lower=known_lower, rtol=rtol)
-        attempts.append(
-            Attempt(be.name, raw.status, raw.seconds, cert.bounds.lower, cert.bounds.upper, cert.certified)
-        )
-        if cert.z is not None and cert.bounds.upper < best_up:
-            best_z, best_up, best_mix, best_from = cert.z, cert.bounds.upper, cert.mix, be.name
+        seen.add(cert, raw.nu, raw.lam)
+        attempts.append(seen.attempt(be.name, raw.status, raw.seconds, rtol))
+        if seen.z is not None and seen.up < best_up:
+            best_z, best_up, best_mix, best_from = seen.z, seen.up, seen.mix, be.name
             used_iters, used_time = raw.iterations, raw.seconds
-        if best_duals is None or cert.bounds.lower > best_lo:
-            best_lo = max(best_lo, cert.bounds.lower)
-            best_duals = (raw.nu, raw.lam)
+        if best_duals is None or seen.lo > best_lo:
+            best_lo = max(best_lo, seen.lo)
+            best_duals = seen.duals
         if best_z is not None and refined(best_lo, best_up, rtol):
             break
         if interior and _repair_lost(spec, raw.z, best_lo, best_up, rtol):
@@ -317,18 +353,18 @@ def solve(
                         Attempt(name, f"error: {exc}".splitlines()[0][:200], time.perf_counter() - t1)
                     )
                     break
+                assert best_duals is not None  # set by the attempt above
                 nu_b, lam_b = best_duals
                 tc = _accepted(accepted, tight.z, nu_b, lam_b)
                 if tc is None:
                     with ticking(f"{where}: certifying {name}'s answer"):
                         tc = certify(spec, eps, tight.z, nu_b, lam_b, known_lower=best_lo, rtol=rtol)
-                attempts.append(
-                    Attempt(name, tight.status, tight.seconds, tc.bounds.lower, tc.bounds.upper, tc.certified)
-                )
-                if tc.z is not None and tc.bounds.upper < best_up:
-                    best_z, best_up, best_mix, best_from = tc.z, tc.bounds.upper, tc.mix, name
+                seen.add(tc, nu_b, lam_b)
+                attempts.append(seen.attempt(name, tight.status, tight.seconds, rtol))
+                if seen.z is not None and seen.up < best_up:
+                    best_z, best_up, best_mix, best_from = seen.z, seen.up, seen.mix, name
                     used_iters, used_time = tight.iterations, tight.seconds
-                best_lo = max(best_lo, tc.bounds.lower)
+                best_lo = max(best_lo, seen.lo)
                 if best_z is not None and refined(best_lo, best_up, rtol):
                     break
                 # a large mixing weight means the slack did not cover the round-off (tighten more); a small

@@ -408,3 +408,29 @@ def test_the_shift_does_not_depend_on_the_scaling_of_the_variables():
     # Σ⁻¹ L_Σ L_Σᵀ Σ⁻¹ is the unscaled shifted block: the same δ was chosen
     L = _factor_matrix(scaled.factors[b]) / sigma[s0:s1, None]
     np.testing.assert_allclose(L @ L.T, want, rtol=0, atol=1e-10 * np.abs(want).max())
+
+
+def test_enough_is_asked_before_a_step_that_refinement_left_inaccurate(monkeypatch):
+    """Once the gap is small, a step whose Newton directions refinement could not make accurate is preceded by the
+    early-stop test on the iterate it leaves (with every refinement counted as failed: asked at every iterate)."""
+    import problems.ipm.iteration as iteration
+
+    monkeypatch.setattr(iteration, "REFINE_FAILED", -1.0)
+    spec = ReducedPDDP(parse_symmetric_prior(MIXTURE, 12, 2)).lp.spec
+    args = (spec.c, spec.A, spec.b, spec.src, spec.dst, spec.kappa, math.exp(1.0))
+    events: list[str | int] = []
+
+    def enough(u, nu, lam) -> bool:  # noqa: ANN001
+        events.append("ask")
+        return False
+
+    def probe(u, nu, lam, it) -> bool:  # noqa: ANN001
+        events.append(it)
+        return False
+
+    solve_block_lp(*args, enough=enough, probe=probe, tol=1e-13)
+    first = events.index("ask")
+    iterates = [i for i, e in enumerate(events) if e != "ask" and i > first]
+    assert len(iterates) >= 3
+    # between two iterates after the first test, at least one test (on the earlier iterate, before its step)
+    assert all("ask" in events[a:b] for a, b in zip(iterates, iterates[1:]))
