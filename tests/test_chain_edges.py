@@ -215,3 +215,18 @@ def test_the_best_point_and_the_best_bound_of_different_iterates_certify_togethe
     assert spec.objective(tight_reference(spec, eps)) > ref * 1.01
     ((name, outcome),) = sol.stats.attempts
     assert name == "BLOCK" and outcome.endswith("certified")
+
+
+def test_once_settled_below_its_resolution_an_unscaled_back_end_is_not_run(monkeypatch):
+    # ε = 50: E_d costs h(50) ≈ 1e-21 (Theorem 1 of Wang, Ying & Zhang 2016), below 1e-18 of the largest cost
+    n, eps = 6, 50.0
+    spec = ReducedPDDP(parse_symmetric_prior("iid:0.3,0.7", n, 2)).lp.spec
+    first, block, last = _Reference("CLARABEL"), _Reference("BLOCK"), _Reference("HIGHS")
+    block.unscaled = True
+    monkeypatch.setattr(chain, "resolve_order", lambda *a, **k: [first, block, last])
+    sol = chain.solve(spec, eps, time_limit=100.0)
+    outcomes = dict(sol.stats.attempts)
+    assert str(sol.status) == "optimal" and sol.bounds.upper < 1e-18 * float(np.max(spec.c))
+    assert block.limits == [] and outcomes["BLOCK"].startswith("not run")
+    assert len(last.limits) == 1  # a back end that may scale its columns still gets its short try
+    assert abs(sol.value - _h(n, eps)) <= 1e-6 * _h(n, eps)

@@ -521,6 +521,8 @@ class BlockBackend:
 
     name = "BLOCK"
     needs = "a reduced LP"
+    #: it solves in the LP's own columns (the chain's settled rule: ``UNSCALED_RESOLUTION``)
+    unscaled = True
 
     def available(self) -> bool:
         return True
