@@ -25,7 +25,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from side_by_side import arguments, now_against_former  # noqa: E402 - the benchmarks' own helpers
+from side_by_side import arguments, now_against_former, paired_columns, points_of  # noqa: E402 - the benchmarks' own helpers
 
 FORMER = "b3cbc1b"
 PRIORS = [
@@ -45,13 +45,6 @@ def child(point: dict) -> dict:
     return {"library": str(Path(problems.__file__).parent), **child_toolkit(point)}
 
 
-def _pair(key: str, fmt: str):  # noqa: ANN202
-    def show(got: dict) -> str:
-        return " / ".join(format(got[v][key], fmt) if key in got[v] else "—" for v in ("now", "former"))
-
-    return show
-
-
 def main() -> None:
     args = arguments(
         __doc__,
@@ -64,29 +57,13 @@ def main() -> None:
             ap.add_argument("--pd-i", type=float, nargs="*", default=[0.3], help="PD-I offsets from ε_X"),
         ),
     )
-    points = [
-        {"program": "pd-dp", "prior": prior, "n": n, "m": 2, "eps_arg": eps}
-        for n in args.n
-        for prior in args.priors
-        for eps in args.eps
-    ] + [
-        {"program": "pd-i", "prior": prior, "n": n, "m": 2, "eps_arg": off}
-        for n in args.n
-        for prior in args.priors
-        for off in args.pd_i
-    ]
     now_against_former(
         __file__,
         args,
         child,
-        [
-            ("ε", _pair("eps", ".6g")),
-            ("CPU s (now / former)", _pair("cpu_s", ".1f")),
-            ("iterations", _pair("iterations", "")),
-            ("peak RSS MiB", _pair("peak_rss_mib", ".0f")),
-        ],
+        paired_columns("former"),
         former=None if args.child is not None else args.former,
-        points=points,
+        points=points_of(args, args.pd_i),
     )
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from side_by_side import arguments, now_against_former  # noqa: E402 - the benchmarks' own helpers
+from side_by_side import arguments, now_against_former, paired_columns, points_of  # noqa: E402 - the benchmarks' own helpers
 
 
 def child(point: dict) -> dict:
@@ -30,13 +30,6 @@ def child(point: dict) -> dict:
 
     settings.FOLD_MIRROR = point["variant"] == "now"
     return child_toolkit(point)
-
-
-def _pair(key: str, fmt: str):  # noqa: ANN202
-    def show(got: dict) -> str:
-        return " / ".join(format(got[v][key], fmt) if key in got[v] else "—" for v in ("now", "former"))
-
-    return show
 
 
 def main() -> None:
@@ -50,28 +43,12 @@ def main() -> None:
             "--pd-i", type=float, nargs="*", default=[], help="PD-I offsets from ε_X"
         ),
     )
-    points = [
-        {"program": "pd-dp", "prior": prior, "n": n, "m": 2, "eps_arg": eps}
-        for n in args.n
-        for prior in args.priors
-        for eps in args.eps
-    ] + [
-        {"program": "pd-i", "prior": prior, "n": n, "m": 2, "eps_arg": off}
-        for n in args.n
-        for prior in args.priors
-        for off in args.pd_i
-    ]
     now_against_former(
         __file__,
         args,
         child,
-        [
-            ("ε", _pair("eps", ".6g")),
-            ("CPU s (now / whole)", _pair("cpu_s", ".1f")),
-            ("iterations", _pair("iterations", "")),
-            ("peak RSS MiB", _pair("peak_rss_mib", ".0f")),
-        ],
-        points=points,
+        paired_columns("whole"),
+        points=points_of(args, args.pd_i),
     )
 
 

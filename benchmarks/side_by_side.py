@@ -20,7 +20,18 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
-__all__ = ["arguments", "compare", "now_against_former", "revision_tree", "run", "write", "cell", "bounds"]
+__all__ = [
+    "arguments",
+    "compare",
+    "now_against_former",
+    "revision_tree",
+    "run",
+    "write",
+    "cell",
+    "bounds",
+    "points_of",
+    "paired_columns",
+]
 
 
 def arguments(
@@ -58,12 +69,7 @@ def compare(
     :func:`revision_tree`)."""
     rows: list[dict] = []
     if points is None:
-        points = [
-            {"program": "pd-dp", "prior": prior, "n": n, "m": 2, "eps_arg": eps}
-            for n in args.n
-            for prior in args.priors
-            for eps in args.eps
-        ]
+        points = points_of(args)
     for base in points:
         got = {}
         for v in variants:
@@ -71,6 +77,32 @@ def compare(
             rows.append({**base, key: v, "load": os.getloadavg()[0], **got[v]})
             write(Path(args.out), rows)
         yield base, got
+
+
+def points_of(args: argparse.Namespace, pd_i: Sequence[float] = ()) -> list[dict]:
+    """m = 2 reduced PD-DP at every (n, prior, ε) of ``args``, then PD-I at ε_X + each ``pd_i`` offset for every
+    n and prior."""
+    grid = [(n, prior) for n in args.n for prior in args.priors]
+    return [
+        {"program": "pd-dp", "prior": p, "n": n, "m": 2, "eps_arg": e} for n, p in grid for e in args.eps
+    ] + [{"program": "pd-i", "prior": p, "n": n, "m": 2, "eps_arg": off} for n, p in grid for off in pd_i]
+
+
+def paired_columns(other: str) -> list[tuple[str, Callable[[dict], str]]]:
+    """The extra columns of a now-against-``other`` table: ε, CPU seconds, iterations, peak RSS ("now / other")."""
+
+    def pair(key: str, fmt: str) -> Callable[[dict], str]:
+        def show(got: dict) -> str:
+            return " / ".join(format(got[v][key], fmt) if key in got[v] else "—" for v in ("now", "former"))
+
+        return show
+
+    return [
+        ("ε", pair("eps", ".6g")),
+        (f"CPU s (now / {other})", pair("cpu_s", ".1f")),
+        ("iterations", pair("iterations", "")),
+        ("peak RSS MiB", pair("peak_rss_mib", ".0f")),
+    ]
 
 
 def run(script: str, point: dict, timeout: float = 1800.0, path: str | None = None) -> dict:

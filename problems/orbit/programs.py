@@ -189,10 +189,9 @@ class _Base:
         """The lifted N×N mechanism made exactly feasible (:mod:`problems.lp.matrix_check`).
 
         A lifted reduced point (W = u[T]/c(T|t)) or a closed form with tight rows breaks ratio rows by round-off
-        (~1e-15).  W is verified as it is; if a row fails it is mixed with E_d at a level strictly inside the
-        feasible set (ε − ε_min − η, η = min(1, (ε − ε_min)/2)) or with the constant mechanism, whichever proves
-        the lower value, which the returned value and upper bound become.  Without a verified matrix the status is
-        at most ``inaccurate``.
+        (~1e-15).  W is verified as it is; if a row fails it is closed (``close_matrix``), else mixed with E_d at
+        the level ε − ε_min − min(1, (ε − ε_min)/2) or with the constant mechanism, whichever proves the lower
+        value; the value and upper bound become its (without a verified matrix, the status is at most inaccurate).
         """
         from dataclasses import replace
 
@@ -200,8 +199,7 @@ class _Base:
         from ..lp.status import decide_status
         from ..mechanism import exponential_mechanism
 
-        lk = self._pair_log_kappa()
-        lk_err = self._log_kappa_error()
+        lk, lk_err = self._pair_log_kappa(), self._log_kappa_error()
         if verify_matrix(W, self.space, eps, lk, lk_err):
             return W, status, value, bounds, cert
         slack, fixed, best = eps - getattr(self, "eps_X", 0.0), None, math.inf
@@ -211,9 +209,11 @@ class _Base:
             # the constant mechanism lies far above W's tiny entries at large ε: a tiny weight gives them room
             refs = [(exponential_mechanism(self.space, level).matrix, 1e-16)] if level > 0 else []
             for ref, start in [*refs, (np.ones_like(W), None)]:
-                cand, _ = repair_matrix(W, ref, self.space, eps, lk, lk_err, default_start=start)
-                if cand is not None and matrix_value_bound(cand, cost) < best:
-                    fixed, best = cand, matrix_value_bound(cand, cost)
+                cand, t = repair_matrix(W, ref, self.space, eps, lk, lk_err, default_start=start)
+                if cand is not None and (bound := matrix_value_bound(cand, cost)) < best:
+                    fixed, best = cand, bound
+                if t == 0.0:  # closed without a mixture (``close_matrix``): the next reference gives the same
+                    break
         elif slack == 0.0:
             # ε = ε_min (PD-DP and R-PD at ε = 0): no interior, but identical rows are exactly feasible wherever
             # e^ε κ ≥ 1 (verify_matrix decides); the constant mechanism with W's column means
