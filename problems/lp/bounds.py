@@ -334,6 +334,7 @@ def _raise_small_sides(spec: RatioLPSpec, z: np.ndarray, rho: np.ndarray, sweeps
     """
     z = z.copy()
     order, start = _rows_by(spec, "src")
+    marked = np.zeros(z.size, dtype=bool)
     # the renormalisation scales each group by its own factor and can break the rows between groups again (by a
     # relative 4e-11 at m = 2, n = 50, ε = 10, contagious prior); raising again adds far less mass, so a few
     # rounds bring the spread of the factors below the rounding that verify allows for
@@ -347,7 +348,12 @@ def _raise_small_sides(spec: RatioLPSpec, z: np.ndarray, rho: np.ndarray, sweeps
                 break
             raised = dst[bad]
             np.maximum.at(z, raised, need[bad] * (1 + 1e-15))
-            rows = _rows_of(order, start, np.unique(raised))  # the rows whose large side was raised
+            # the rows whose large side was raised (the entries marked rather than sorted: np.unique spent 74 of
+            # 525 s at m = 2, n = 200 in the sweeps' long cascades)
+            marked[raised] = True
+            entries = np.flatnonzero(marked)
+            marked[entries] = False
+            rows = _rows_of(order, start, entries)
             if rows.size == 0:
                 break
         spread = _renormalise(spec, z)
