@@ -18,26 +18,46 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from bench_iterate_proofs import child  # noqa: E402 - the benchmarks' own helpers
-from side_by_side import arguments, now_against_former, paired_columns, points_of  # noqa: E402
+from side_by_side import arguments, now_against_former, paired_columns, points_of  # noqa: E402 - the benchmarks' own helpers
 
 
-def main() -> None:
+def child(point: dict) -> dict:
+    """One public call in this process (the library on its ``PYTHONPATH``), ``bench_reduced_scale.py``'s child."""
+    from bench_reduced_scale import child_toolkit
+
+    import problems
+
+    return {"library": str(Path(problems.__file__).parent), **child_toolkit(point)}
+
+
+def main(
+    doc: str = __doc__ or "",
+    script: str = __file__,
+    grid: tuple[list[int], list[float], list[str]] = ([200], [1.0], ["mixture:0.5,0.5/0.8,0.2/0.3,0.7"]),
+    out: Path = HERE / "results" / "against_former.json",
+    former: str | None = None,
+    pd_i: list[float] | None = None,
+) -> None:
+    """The side-by-side run of ``script`` (``--former`` required unless ``former`` is its default); ``grid``: the
+    default n, ε and priors of the points, ``pd_i`` the default PD-I offsets."""
     args = arguments(
-        __doc__,
-        [200],
-        [1.0],
-        ["mixture:0.5,0.5/0.8,0.2/0.3,0.7"],
-        HERE / "results" / "against_former.json",
+        doc,
+        *grid,
+        out,
         more=lambda ap: (
             ap.add_argument(
-                "--former", required="--child" not in sys.argv, help="git revision of the former library"
+                "--former",
+                default=former,
+                required=former is None and "--child" not in sys.argv,
+                help="git revision of the former library",
             ),
-            ap.add_argument("--pd-i", type=float, nargs="*", default=[], help="PD-I offsets from ε_X"),
+            ap.add_argument(
+                "--pd-i", type=float, nargs="*", default=pd_i or [], help="PD-I offsets from ε_X"
+            ),
         ),
     )
     now_against_former(
-        __file__,
+        script,
         args,
         child,
         paired_columns("former"),

@@ -25,7 +25,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from side_by_side import arguments, now_against_former, paired_columns, points_of  # noqa: E402 - the benchmarks' own helpers
+from bench_against_former import main as against_former  # noqa: E402 - the benchmarks' own helpers
 
 FORMER = "b3cbc1b"
 PRIORS = [
@@ -36,34 +36,14 @@ PRIORS = [
 ]
 
 
-def child(point: dict) -> dict:
-    """One public call in this process (the library on its ``PYTHONPATH``), ``bench_reduced_scale.py``'s child."""
-    from bench_reduced_scale import child_toolkit
-
-    import problems
-
-    return {"library": str(Path(problems.__file__).parent), **child_toolkit(point)}
-
-
 def main() -> None:
-    args = arguments(
-        __doc__,
-        [100],
-        [0.5, 1.0, 2.0],
-        PRIORS,
-        HERE / "results" / "iterate_proofs.json",
-        more=lambda ap: (
-            ap.add_argument("--former", default=FORMER, help="git revision of the former library"),
-            ap.add_argument("--pd-i", type=float, nargs="*", default=[0.3], help="PD-I offsets from ε_X"),
-        ),
-    )
-    now_against_former(
+    against_former(
+        __doc__ or "",
         __file__,
-        args,
-        child,
-        paired_columns("former"),
-        former=None if args.child is not None else args.former,
-        points=points_of(args, args.pd_i),
+        ([100], [0.5, 1.0, 2.0], PRIORS),
+        HERE / "results" / "iterate_proofs.json",
+        former=FORMER,
+        pd_i=[0.3],
     )
 
 
