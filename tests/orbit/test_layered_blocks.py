@@ -69,6 +69,11 @@ def test_layered_system_is_in_band_order_and_its_products_split_over_threads():
         np.testing.assert_allclose(s.GT(v), G.T @ v, rtol=1e-14, atol=1e-15)
         s.use_pool(None)
     np.testing.assert_allclose(s.G(u), G @ u, rtol=1e-14, atol=1e-15)
+    # the linking rows in the system's order: A u and Aᵀν against the LP's own sparse A, columns permuted
+    A = sp.csr_matrix(spec.A)[:, np.asarray(s.order)]
+    nu = rng.random(spec.G)
+    np.testing.assert_allclose(s.A(u), A @ u, rtol=1e-14)
+    np.testing.assert_array_equal(s.AT(nu), A.T @ nu)
 
 
 @pytest.mark.parametrize("tile", [0, 1, 2])
