@@ -264,10 +264,11 @@ class LayeredFactor:
             return [fn(b) for b in order]
         return list(self.pool.map(with_errstate(fn), order))
 
-    def hinv(self, f: np.ndarray) -> np.ndarray:
-        """H⁻¹ f (all blocks): one banded Cholesky solve per block."""
+    def hinv(self, f: np.ndarray, overwrite: bool = False) -> np.ndarray:
+        """H⁻¹ f (all blocks): one banded Cholesky solve per block; ``overwrite``: solved in f itself (a
+        contiguous float array the caller no longer needs)."""
         lay = self.lay
-        out = np.array(f, dtype=float)  # solved in place, block by block
+        out = f if overwrite else np.array(f, dtype=float)  # solved in place, block by block
 
         def one(b: int) -> None:
             lo, hi = lay.starts[b], lay.starts[b + 1]
@@ -302,7 +303,7 @@ class LayeredFactor:
 
     def backward(self, fc: np.ndarray, dnu: np.ndarray, c: slice, work: np.ndarray) -> np.ndarray:
         """H⁻¹(f − Aᵀ Δν)."""
-        return self.hinv(fc - self._AT(dnu))
+        return self.hinv(fc - self._AT(dnu), overwrite=True)
 
     def border(self, dz: np.ndarray, tt: None) -> None:
         return None
