@@ -5,8 +5,7 @@ markdown table and writes ``benchmarks/results/large_eps_order.json`` (rewritten
 
 For every point (m = 2, reduced PD-DP, ``prog.solve(eps, method="lp")``) two fresh subprocesses run the public call,
 interleaved: one with the chain as it is (:func:`problems.orbit.backend_choice.first_backends` with the floored
-columns: ``HIGHS-MASS``, then the block method and ``HIGHS-SCALED`` — from
-:data:`~problems.solvers.settings.SCALED_SECOND_EPS` in the other order — then plain HiGHS), one with the former
+columns: ``HIGHS-MASS``, then the block method, ``HIGHS-SCALED`` and plain HiGHS), one with the former
 order (``HIGHS-MASS``, plain HiGHS, the block method, then the default chain).  Each records its wall seconds,
 status, certified bounds, the attempt that answered and every attempt's outcome (``bench_reduced_scale.py``'s
 child).

@@ -50,7 +50,6 @@ __all__ = [
     "TIGHTEN_WELL_MIXED",
     "SCALE_MIN_EPS",
     "MASS_FIRST_EPS",
-    "SCALED_SECOND_EPS",
     "SCALE_FLOOR_LOG",
     "LOOSE_ROW_LOG",
     "IMPLIED_NONNEG_MIN_EPS",
@@ -168,12 +167,6 @@ SCALE_MIN_EPS: Final = 6.0
 #: where the plain LP's multipliers often leave a gap of 1e-6 – 1e-5 (i.i.d. (0.3, 0.7), n = 100, ε = 20: one
 #: solve of 2.8 s against two); below it, contagious priors at ε = 6 stop HiGHS there with status 4.
 MASS_FIRST_EPS: Final = 8.0
-#: After the floored columns, a reduced PD-DP with m = 2 tries the block method next below this ε and HiGHS in
-#: E_d-scaled columns (HIGHS-SCALED) next from it; plain HiGHS, which certified none of these points, comes later.
-#: Measured alone on the contagious priors where the floored columns fail (status 4, or 1e-5 short): at n = 100,
-#: ε = 18 and 20 HIGHS-SCALED certifies in 23–35 s where the block method stops 1e-6 – 4e-5 short after 34–45 s;
-#: at n = 60, ε = 8 – 15 the block method certifies in 4–6 s where HIGHS-SCALED fails in 3–10 s.
-SCALED_SECOND_EPS: Final = 18.0
 #: Column scales are floored at e^SCALE_FLOOR_LOG (normalisation rows keep coefficients a solver resolves).
 SCALE_FLOOR_LOG: Final = -600.0
 #: In the scaled LP, ratio rows v_s ≤ f·v_d with ln f above this are left out (f = 1e12).

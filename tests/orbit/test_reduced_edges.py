@@ -176,9 +176,10 @@ def test_first_backends_by_regime():
     assert first_backends("block", 2, 1.0) == "block"
     assert first_backends("block", 2, 6.0) == ("highs", "highs-mass", "block")
     assert first_backends("block", 2, 8.0) == ("highs-mass", "highs", "block")  # the floored columns first
-    # where the floored columns apply (joint-type PD-DP), plain HiGHS goes last of the four
-    assert first_backends("block", 2, 8.0, floored=True) == ("highs-mass", "block", "highs-scaled", "highs")
-    assert first_backends("block", 2, 20.0, floored=True) == ("highs-mass", "highs-scaled", "block", "highs")
+    # where the floored columns apply (joint-type PD-DP), the block method next at every ε, plain HiGHS last
+    after_floored = ("highs-mass", "block", "highs-scaled", "highs")
+    for eps in (8.0, 18.0, 20.0, 22.0, 50.0):
+        assert first_backends("block", 2, eps, floored=True) == after_floored
     assert first_backends("block", 2, 6.0, floored=True) == ("highs", "highs-mass", "block")
     assert first_backends("block", 3, 10.0) == "block"
     assert first_backends("block", 2, 1.2, eps_X=1.0, at_boundary=True) == "clarabel"
@@ -195,7 +196,7 @@ def test_only_the_joint_type_pd_dp_orders_its_back_ends_for_the_floored_columns(
 
     pd_dp = ReducedPDDP(parse_symmetric_prior("contagious:0.9:0.5,0.5", 20, 2))
     assert pd_dp._lp_backend(10.0) == ("highs-mass", "block", "highs-scaled", "highs")
-    assert pd_dp._lp_backend(20.0) == ("highs-mass", "highs-scaled", "block", "highs")
+    assert pd_dp._lp_backend(20.0) == ("highs-mass", "block", "highs-scaled", "highs")
     assert pd_dp._lp_backend(1.0) == "block"
     pd_i = ReducedPDI(parse_symmetric_prior("iid:0.3,0.7", 20, 2))
     assert pd_i._lp_backend(pd_i.eps_X + 6.0) == ("highs", "highs-scaled", "block")
