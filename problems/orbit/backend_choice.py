@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from ..solvers.settings import (
     LAYERED_MIN_VARIABLES,
-    MASS_FIRST_EPS,
     PDI_BLOCK_MARGIN,
     PDI_HIGHS_SLACK,
     SCALE_MIN_EPS,
@@ -53,16 +52,17 @@ def first_backends(
       e^{±ε_X}): Clarabel, then its joint scaling (CLARABEL-ALT, next in the chain);
     * m = 2 PD-I from ε_X + :data:`PDI_HIGHS_SLACK`: HiGHS, HiGHS in E_d-scaled columns, the block method (n = 100,
       ε_X + 5, i.i.d. (0.3, 0.7): 10 s against 141–396 s; ε_X + 10, README mixture: 7–25 s against 58–310 s);
-    * m = 2 from ε = :data:`SCALE_MIN_EPS`: HiGHS, HiGHS in columns floored by the prior mass (``HIGHS-MASS``),
-      then the block method; from :data:`~problems.solvers.settings.MASS_FIRST_EPS` on the floored columns come
-      first (a back end that does not apply — ``HIGHS-MASS`` needs the PD-DP's row masses — is left out of the
-      chain).  The optimum is near the identity and HiGHS's simplex answers in about a second where its tolerances
-      suffice (n = 60: i.i.d. and mixture PD-DP at ε = 10 in 0.7 s); in the floored columns
+    * m = 2 from ε = :data:`SCALE_MIN_EPS`: HiGHS in columns floored by the prior mass (``HIGHS-MASS``, where the
+      LP has its rows' masses: the joint-type PD-DP), the block method, HiGHS in E_d-scaled columns, plain HiGHS;
+      without the masses HiGHS, then the block method (a back end that does not apply is left out of the chain
+      anyway).  The optimum is near the identity and HiGHS's simplex answers in about a second where its
+      tolerances suffice (n = 60: i.i.d. and mixture PD-DP at ε = 10 in 0.7 s); in the floored columns
       (:func:`problems.solvers.scaled_lp.mass_floor`) it proves the small values of large ε in one solve (n = 100,
-      ε = 20: 3–4 s for the i.i.d. and mixture priors, where the plain LP's multipliers leave a gap of 1e-6);
-      where neither does (contagious PD-DP at ε = 20, n = 100: both HiGHS points lie 1e-5 above the optimum) the
-      block method's multipliers certify.  Where the floored columns apply, the block method comes next at every
-      ε, then HiGHS in E_d-scaled columns, and plain HiGHS (which certified none of the points they missed) last:
+      ε = 20: 3–4 s for the i.i.d. and mixture priors, where the plain LP's multipliers leave a gap of 1e-6), and
+      from ε = 6 on it certifies alone where plain HiGHS first left a gap (n = 100, ε = 6 and 7, i.i.d., mixture
+      and contagious priors: 100.5 s for the ten points against 175.7 s with plain HiGHS first); where neither
+      does (contagious PD-DP at ε = 20, n = 100: both HiGHS points lie 1e-5 above the optimum) the block method's
+      multipliers certify.  Where the floored columns apply, the block method comes next at every ε, then HiGHS in E_d-scaled columns, and plain HiGHS (which certified none of the points they missed) last:
       side by side on the contagious priors at n = 60, 80 and 100, ε = 18, 20 and 22, where ``HIGHS-MASS`` misses,
       the block method second certifies in 225 s for the nine points at n = 100 where ``HIGHS-SCALED`` second
       took 336 s (e.g. (0.9; 0.5, 0.5) at ε = 18: 12.3 against 34.7 s).
@@ -76,10 +76,8 @@ def first_backends(
             return "clarabel"
         if m == 2 and eps - eps_X >= PDI_HIGHS_SLACK:
             return ("highs", "highs-scaled", "block")
-    if m == 2 and eps >= MASS_FIRST_EPS and floored:
+    if m == 2 and eps >= SCALE_MIN_EPS and floored:
         return ("highs-mass", "block", "highs-scaled", "highs")
-    if m == 2 and eps >= MASS_FIRST_EPS:
-        return ("highs-mass", "highs", "block")
     if m == 2 and eps >= SCALE_MIN_EPS:
-        return ("highs", "highs-mass", "block")
+        return ("highs", "block")
     return backend

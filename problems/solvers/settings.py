@@ -49,7 +49,6 @@ __all__ = [
     "TIGHTEN_STEP",
     "TIGHTEN_WELL_MIXED",
     "SCALE_MIN_EPS",
-    "MASS_FIRST_EPS",
     "SCALE_FLOOR_LOG",
     "LOOSE_ROW_LOG",
     "IMPLIED_NONNEG_MIN_EPS",
@@ -160,13 +159,10 @@ TIGHTEN_STEP: Final = 30.0
 TIGHTEN_WELL_MIXED: Final = 1e-6
 
 # ------------------------------------------------------------------------------------------- LP back ends
-#: From this ε on, the sparse back ends solve the LP scaled by the exponential mechanism.
+#: From this ε on, the sparse back ends solve the LP scaled by the exponential mechanism, and a reduced PD-DP with
+#: m = 2 tries HiGHS in the mass-floored columns first, then the block method
+#: (:func:`problems.orbit.backend_choice.first_backends`).
 SCALE_MIN_EPS: Final = 6.0
-#: From this ε on, a reduced PD-DP with m = 2 tries HiGHS in the mass-floored columns before HiGHS on the plain LP:
-#: at n = 30 – 100 (i.i.d., README mixture, contagious priors, ε ∈ {8, 10, 20, 30, 50}) it certifies in one solve
-#: where the plain LP's multipliers often leave a gap of 1e-6 – 1e-5 (i.i.d. (0.3, 0.7), n = 100, ε = 20: one
-#: solve of 2.8 s against two); below it, contagious priors at ε = 6 stop HiGHS there with status 4.
-MASS_FIRST_EPS: Final = 8.0
 #: Column scales are floored at e^SCALE_FLOOR_LOG (normalisation rows keep coefficients a solver resolves).
 SCALE_FLOOR_LOG: Final = -600.0
 #: In the scaled LP, ratio rows v_s ≤ f·v_d with ln f above this are left out (f = 1e12).

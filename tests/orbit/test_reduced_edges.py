@@ -128,23 +128,23 @@ def test_contagious_n30_matches_independent_highs(program, eps):
     "prior,eps",
     [
         pytest.param("mixture:0.5,0.5/0.8,0.2/0.3,0.7", 6.0, id="mixture-eps6"),
+        pytest.param("contagious:0.9", 6.0, id="contagious-eps6"),
         pytest.param("mixture:0.5,0.5/0.8,0.2/0.3,0.7", 10.0, id="mixture-eps10"),
         pytest.param("contagious:0.2", 10.0, id="contagious-eps10"),
         pytest.param("mixture:0.5,0.5/0.8,0.2/0.3,0.7", 20.0, id="mixture-eps20"),
     ],
 )
-def test_large_eps_tries_highs_then_the_block_method(prior, eps):
-    """m = 2 at ε ≥ 6: HiGHS's simplex (the optimum is near the identity) on the plain LP and in columns floored by
-    the prior mass — the floored columns first from ε = 8 — then the block method (its multipliers prove values
-    that HiGHS's absolute tolerances leave short); certified and equal to the independently built LP."""
+def test_large_eps_tries_the_floored_columns_then_the_block_method(prior, eps):
+    """m = 2 PD-DP at ε ≥ 6: HiGHS's simplex in columns floored by the prior mass (the optimum is near the
+    identity), then the block method (its multipliers prove values that HiGHS's absolute tolerances leave short),
+    HiGHS in E_d-scaled columns and plain HiGHS; certified and equal to the independently built LP."""
     from problems.orbit import ReducedPDDP
-    from problems.solvers.settings import MASS_FIRST_EPS
 
     res = ReducedPDDP(parse_symmetric_prior(prior, 30, 2)).solve(eps, method="lp")
     names = [name for name, _ in res.stats.attempts]
-    pair = ["HIGHS-MASS", "HIGHS"] if eps >= MASS_FIRST_EPS else ["HIGHS", "HIGHS-MASS"]
-    assert names[0] == pair[0] and res.stats.solver in ("HIGHS", "HIGHS-MASS", "BLOCK"), names
-    assert names[: names.index(res.stats.solver) + 1] in (pair[:1], pair, [*pair, "BLOCK"]), names
+    order = ["HIGHS-MASS", "BLOCK", "HIGHS-SCALED", "HIGHS"]
+    assert res.stats.solver in order, names
+    assert names[: names.index(res.stats.solver) + 1] == order[: order.index(res.stats.solver) + 1], names
     _check("pd-dp", prior, 30, eps)
 
 
@@ -174,13 +174,13 @@ def test_first_backends_by_regime():
         first_backends("clarabel", 2, 10.0) == "clarabel"
     )  # a program that does not choose the block method
     assert first_backends("block", 2, 1.0) == "block"
-    assert first_backends("block", 2, 6.0) == ("highs", "highs-mass", "block")
-    assert first_backends("block", 2, 8.0) == ("highs-mass", "highs", "block")  # the floored columns first
-    # where the floored columns apply (joint-type PD-DP), the block method next at every ε, plain HiGHS last
+    assert first_backends("block", 2, 5.9, floored=True) == "block"
+    assert first_backends("block", 2, 6.0) == ("highs", "block")  # no row masses: HIGHS-MASS does not apply
+    assert first_backends("block", 2, 20.0) == ("highs", "block")
+    # where the floored columns apply (joint-type PD-DP): they first, the block method next, plain HiGHS last
     after_floored = ("highs-mass", "block", "highs-scaled", "highs")
-    for eps in (8.0, 18.0, 20.0, 22.0, 50.0):
+    for eps in (6.0, 7.0, 8.0, 18.0, 20.0, 22.0, 50.0):
         assert first_backends("block", 2, eps, floored=True) == after_floored
-    assert first_backends("block", 2, 6.0, floored=True) == ("highs", "highs-mass", "block")
     assert first_backends("block", 3, 10.0) == "block"
     assert first_backends("block", 2, 1.2, eps_X=1.0, at_boundary=True) == "clarabel"
     assert first_backends("block", 3, 1.1, eps_X=1.0) == "clarabel"
