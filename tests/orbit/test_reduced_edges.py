@@ -230,3 +230,50 @@ def test_uniform_prior_at_a_vanishing_eps_on_the_lp_path(program, eps):
     h = 30 * math.exp(-eps) / (1 + math.exp(-eps))
     assert str(res.status) == "optimal"
     assert res.bounds.lower <= h * (1 + 1e-15) and h * (1 - 1e-15) <= res.bounds.upper
+
+
+@pytest.mark.parametrize(
+    "n,prior,eps",
+    [
+        pytest.param(20, "contagious:0.9:0.3,0.7", 22.0, id="n20-contagious-eps22"),
+        pytest.param(30, "contagious:0.9:0.3,0.7", 7.0, id="n30-contagious-eps7"),
+        pytest.param(30, "contagious:0.9:0.5,0.5", 22.0, id="n30-mirror-contagious-eps22"),
+    ],
+)
+def test_where_the_reference_stops_above_the_optimum_the_answer_is_feasible_in_its_lp(n, prior, eps):
+    """At large ε the optimum of a contagious prior lets the rows next to its point masses give up their accuracy
+    (``docs/certificates.md``); the independent reference, HiGHS in E_d's columns, stops at a point above it
+    (at n = 20, ε = 22: 5.58e-9 against 4.24e-9).  The toolkit's lower value is checked in the reference's own
+    LP (``joint_type_lp``, built from the definitions): its point, normalised exactly (rationals), satisfies
+    every normalisation row exactly and every ratio row in rational arithmetic with a margin of 1e-13 on the
+    row's ln-coefficient (its rounding) and 1e-15 on exp; its value there lies within its bounds, and the
+    reference (a feasible value) is not below the proved lower bound."""
+    from test_reduced_independent_highs import joint_type_lp, log_mass
+
+    from problems.orbit import ReducedPDDP
+
+    prog = ReducedPDDP(parse_symmetric_prior(prior, n, 2))
+    sol = prog.lp.solve(eps, prefer=prog._lp_backend(eps))  # the LP behind prog.solve(eps, method="lp")
+    assert str(sol.status) == "optimal" and sol.z is not None
+    lp = joint_type_lp(n, log_mass(prior, n), eps, False)
+    ref = reference(prior, n, "pd-dp", eps)
+    # the toolkit's joint type T = [[n − k − a, a], [k − b, b]] is the reference's variable (k, a, b)
+    order = ((k, a, b) for k in range(n + 1) for a in range(n - k + 1) for b in range(k + 1))
+    index = {t: i for i, t in enumerate(order)}
+    where = [index[(int(t[1, 0] + t[1, 1]), int(t[0, 1]), int(t[1, 1]))] for t in prog.types.T]
+    spec = prog.lp.spec
+    assert sorted(where) == list(range(spec.K)) == list(range(len(lp.cost)))
+    pairs = set(zip(spec.group.tolist(), lp.group[where].tolist()))  # the same rows, numbered differently
+    assert len(pairs) == spec.G == len({k for _, k in pairs})
+    z = [Fraction(float(v)) for v in sol.z]
+    sums = [Fraction(0)] * spec.G
+    for g, v in zip(spec.group.tolist(), z):
+        sums[g] += v
+    u = [Fraction(0)] * spec.K
+    for j, (g, v) in enumerate(zip(spec.group.tolist(), z)):
+        u[where[j]] = v / sums[g]  # the exact normalisation: every row of the reference sums to 1
+    for s_, d_, lc in zip(lp.src.tolist(), lp.dst.tolist(), lp.log_coef.tolist()):
+        assert u[s_] <= Fraction(math.exp(lc - 1e-13) * (1 - 1e-15)) * u[d_], (s_, d_)
+    value = float(sum(Fraction(float(c)) * v for c, v in zip(lp.cost, u)))
+    assert sol.bounds.lower * (1 - 1e-12) <= value <= sol.bounds.upper * (1 + 1e-12)
+    assert ref >= sol.bounds.lower * (1 - REF_REL) and value < ref
