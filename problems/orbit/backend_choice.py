@@ -51,8 +51,8 @@ def first_backends(
     * m = 2 PD-I whose ε and ε_X are both at least :data:`SCALE_MIN_EPS` (contagious priors: coefficients spanning
       e^{±ε_X}): Clarabel, then its joint scaling (CLARABEL-ALT, next in the chain);
     * m = 2 PD-I from ε_X + :data:`PDI_HIGHS_SLACK`: HiGHS, HiGHS in E_d-scaled columns, the block method (n = 100,
-      ε_X + 5, i.i.d. (0.3, 0.7): 10 s against 141–396 s when measured; re-measured with the faster block method
-      first, 9.8 s against 17.4 s, and for the README mixture 7.3 against 13.7 s);
+      ε_X + 5: i.i.d. (0.3, 0.7) 9.8 s against 17.4 s with the block method first, the README mixture 7.3 against
+      13.7 s);
     * m = 2 from ε = :data:`SCALE_MIN_EPS`: HiGHS in columns floored by the prior mass (``HIGHS-MASS``, where the
       LP has its rows' masses: the joint-type PD-DP), the block method, HiGHS in E_d-scaled columns, plain HiGHS;
       without the masses HiGHS, then the block method (a back end that does not apply is left out of the chain
