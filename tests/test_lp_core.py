@@ -569,3 +569,49 @@ def test_verify_does_not_trust_rounding_below_the_normal_range():
     assert not verify(spec, np.array([1e-3, 1e-3, 1.0]), 0.0)
     assert verify(spec, np.array([0.0, 1e-320, 1.0]), 0.0)
     assert verify(spec_for(1e-5), np.array([1e-3, 1e-3, 1.0]), 0.0)  # slack 1e-5 relative: feasible
+
+
+@pytest.mark.parametrize(
+    "prior,program", [("contagious:0.9", "dp"), ("mixture:0.5,0.5/0.8,0.2/0.3,0.7", "i")]
+)
+def test_one_round_of_the_closure_is_the_largest_point_below_by_shortest_paths(prior, program, monkeypatch):
+    """One round of the closure (lowering, propagated, then the renormalisation) against its definition computed
+    independently: the largest v ≤ z with v[s_p] ≤ ρ'_p v[d_p] is v_s = min over paths s → t of z_t Π ρ', a
+    shortest path in log space (Bellman–Ford from a source joined to every t by ln z_t; every cycle has
+    Π ρ' > 1, so no negative cycle).  The block method's point, its heaviest entries raised by 1e-6 so that
+    the lowering propagates."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import bellman_ford
+
+    from problems.lp import bounds
+    from problems.orbit import ReducedPDDP, ReducedPDI
+    from problems.orbit.symmetric_prior import parse_symmetric_prior
+    from problems.solvers.backends import backend
+
+    prog = (ReducedPDDP if program == "dp" else ReducedPDI)(parse_symmetric_prior(prior, 10, 2))
+    spec = prog.lp.spec
+    eps = 0.5 + (spec.eps_min if program == "i" else 0.0)
+    z = np.clip(backend("BLOCK").solve(spec, eps, time_limit=60).z, 0.0, None)
+    assert np.all(z > 0)
+    z[np.argsort(-z)[:20]] *= 1 + 1e-6
+    rho = bounds._rk(spec, eps)[0] * (1 - 1e-11)
+    monkeypatch.setattr(bounds, "CLOSURE_ROUNDS", 1)
+    v = bounds._closure(spec, z, rho)
+    # reversed rows d → s with weight ln ρ'_p (parallel rows: the smallest), source K → t with ln z_t − 1000
+    # (csgraph drops explicit zero weights; the shift keeps every weight non-zero and is added back)
+    K = spec.K
+    w = np.log(rho * (1 - 1e-12))
+    key = spec.dst.astype(np.int64) * K + spec.src
+    order = np.lexsort((w, key))
+    first = np.r_[True, key[order][1:] != key[order][:-1]]
+    rows, cols, weights = spec.dst[order][first], spec.src[order][first], w[order][first]
+    assert np.all(weights != 0.0)
+    graph = coo_matrix(
+        (np.r_[weights, np.log(z) - 1000.0], (np.r_[rows, np.full(K, K)], np.r_[cols, np.arange(K)])),
+        shape=(K + 1, K + 1),
+    ).tocsr()
+    log_v = bellman_ford(graph, directed=True, indices=K)[:K] + 1000.0
+    ref = np.exp(log_v)
+    ref *= (spec.b / np.bincount(spec.group, weights=ref, minlength=spec.G))[spec.group]
+    assert np.max(np.abs(ref - z)) > 1e-9 * z.max()  # the lowering moved the point
+    np.testing.assert_allclose(v, ref, rtol=1e-11, atol=0)

@@ -269,14 +269,25 @@ def _closure(spec: RatioLPSpec, z: np.ndarray, rho: np.ndarray, sweeps: int = 20
     # A spread above CLOSURE_SPREAD that falls less than 2× per round is not rounding but a point off by more
     # (1e-8 on rows tight throughout the mechanism, where the lowering runs along all of them: 1.7e-7, 5e-8,
     # 2.7e-8, …): the rounds stop and the mixture decides.
+    # After a round's first sweep only the rows whose small side was lowered can break: a sweep checks those
+    # (the rows a full pass would find; the full passes took 5.6 of 64 s at m = 2, n = 100, contagious prior).
+    order, start = _rows_by(spec, "dst")
+    marked = np.zeros(z.size, dtype=bool)
     spread_before = math.inf
     for _round in range(CLOSURE_ROUNDS):
+        rows: slice | np.ndarray = slice(None)
         for _ in range(sweeps):
-            cap = cap_factor * v[spec.dst]
-            bad = v[spec.src] > cap
+            src = spec.src[rows]
+            cap = cap_factor[rows] * v[spec.dst[rows]]
+            bad = v[src] > cap
             if not bad.any():
                 break
-            np.minimum.at(v, spec.src[bad], cap[bad])
+            lowered = src[bad]
+            np.minimum.at(v, lowered, cap[bad])
+            marked[lowered] = True
+            entries = np.flatnonzero(marked)
+            marked[entries] = False
+            rows = _rows_of(order, start, entries)
         spread = _renormalise(spec, v)
         if spread is None:
             return z
