@@ -117,6 +117,41 @@ def test_a_refused_early_stop_is_asked_again_after_at_most_two_iterations(monkey
             assert np.all(gaps == iteration.ENOUGH_EVERY)
 
 
+@pytest.mark.parametrize("prior", ["contagious:0.9:0.3,0.7", "contagious:0.2:0.3,0.7"])
+def test_the_early_stop_is_asked_only_once_the_gap_is_small_against_the_value(prior, monkeypatch):
+    """The certificate's tolerances are relative to the value (or absolute, in the caller's units): an iterate
+    whose duality gap is above ENOUGH_RELATIVE of its own objective, and above ENOUGH_ABSOLUTE, is not tested,
+    however small its gap relative to 1 + |objective| in the scaled costs.  Values far below the costs' scale
+    (contagious priors at n = 20: 0.59 against costs of 12.6 at ε = 1; 2.1e-6 against 3.1 at ε = 16) are where
+    the two differ; without
+    the rule the same runs ask more often, and earlier."""
+    spec = ReducedPDDP(parse_symmetric_prior(prior, 20, 2)).lp.spec
+    eps = 1.0 if prior.startswith("contagious:0.9") else 16.0
+    args = (spec.c, spec.A, spec.b, spec.src, spec.dst, spec.kappa, math.exp(eps))
+    cs = float(np.max(np.abs(spec.c)))
+
+    def asked_gaps() -> list[float]:
+        gaps: list[float] = []
+
+        def enough(u, nu, lam) -> bool:  # noqa: ANN001
+            pobj, dobj = float(spec.c @ u), -float(spec.b @ nu)
+            gaps.append(
+                abs(pobj - dobj) / max(abs(pobj), iteration.ENOUGH_ABSOLUTE / iteration.ENOUGH_RELATIVE)
+            )
+            return False
+
+        solve_block_lp(*args, enough=enough, tol=1e-14, threads=1)
+        return gaps
+
+    rel = iteration.ENOUGH_RELATIVE
+    gated = asked_gaps()
+    assert gated and max(gated) <= rel * (1 + 1e-6)
+    assert cs > 10 * abs(float(spec.c @ solve_block_lp(*args, threads=1)[0]))  # a value far below the costs
+    monkeypatch.setattr(iteration, "ENOUGH_RELATIVE", math.inf)
+    ungated = asked_gaps()
+    assert len(ungated) > len(gated) and max(ungated) > rel
+
+
 def test_a_half_writes_its_product_with_g_into_the_given_array():
     """``Half.G(u, out)`` (SciPy's kernel into ``out``) is ``Half.G(u)`` (``M @ u``) to the last bit."""
     from problems.ipm.block import RaggedBlockSystem

@@ -20,8 +20,8 @@ iteration on it:
   (:meth:`_Newton._gmres`);
 * separate primal and dual step lengths, a fraction :data:`ETA` of the way to the boundary;
 * stopping on the KKT measure (its dual residual counted beyond the rounding floor of its terms,
-  :func:`_dual_residual`), on the caller's certificate (``enough``, asked once the relative duality gap
-  is below :data:`ENOUGH_GAP`), on a stall at the rounding floor, or on a time limit.
+  :func:`_dual_residual`), on the caller's certificate (``enough``, asked once the duality gap is below
+  :data:`ENOUGH_GAP` and :data:`ENOUGH_RELATIVE` of the value), on a stall at the rounding floor, or on a time limit.
 
 The answer is never trusted here: the caller certifies it with the toolkit's rigorous bounds.
 """
@@ -61,9 +61,8 @@ REFINE_TOL = 1e-10
 #: the complementarity equations are refined to this fraction of max(|r_s|, μ) only (inexact Newton directions,
 #: Bellavia 1998): same iterations, fewer solves; 1e-4 lost a PD-I certificate (``docs/benchmarks.md``)
 REFINE_TOL_COMPLEMENTARITY = 1e-6
-#: corrections per cycle of the flexible GMRES refinement (:meth:`_Newton._gmres`) of the block systems that ask
-#: for it (``krylov = True``: the layered blocks); 0 keeps Richardson refinement everywhere.  Measured at m = 2,
-#: n = 100 (PD-DP, ε = 1.5, i.i.d.): 536 → 462 Newton solves, 35.0 → 31.9 CPU s (``docs/benchmarks.md``)
+#: corrections per cycle of the flexible GMRES refinement (:meth:`_Newton._gmres`) of the systems with ``krylov``
+#: (the layered blocks; 0: Richardson everywhere); m = 2, n = 100: 536 → 462 Newton solves (``docs/benchmarks.md``)
 KRYLOV_DIM = 6
 MAX_CORRECTORS = 2  #: at most this many Gondzio centrality correctors per iteration (0 disables them)
 #: Gondzio correctors: target box [β_min, β_max]·σμ, trial step min(1, stretch·α + plus), gain needed to keep one
@@ -78,12 +77,14 @@ SIGMA_MAX = 1.0
 REFINE_ALL_BELOW = 1e-9
 #: stop when the best iterate, already within ``accept``, has not improved for this many iterations
 STALL_ITERATIONS = 6
-#: relative duality gap below which the caller's early-stop test (its certificate) is asked at every iterate
+#: relative duality gap (to 1 + |objective|, scaled) below which the caller's early-stop test is asked at every
+#: iterate whose gap is also within ENOUGH_RELATIVE of the objective, or ENOUGH_ABSOLUTE in the caller's units
 ENOUGH_GAP = 1e-6
-#: once the early-stop test has refused an iterate, it is asked again when the relative duality gap has fallen
-#: below ENOUGH_STEP times the refused one, or ENOUGH_EVERY iterations later (a test costs two thirds of an
-#: iteration at m = 2, n = 100, the gap falls by 10–25 % per iteration near the end: asking at every iterate spent
-#: 9–15 tests on a point), and before a step whose refinement left an error above REFINE_FAILED (in its measure)
+ENOUGH_RELATIVE = 4e-6
+ENOUGH_ABSOLUTE = 4e-12
+#: a refused early-stop test is asked again once the gap is below ENOUGH_STEP times the refused one, or ENOUGH_EVERY
+#: iterations later (at every iterate it spent 9–15 tests on a point at m = 2, n = 100), and before a step whose
+#: refinement left an error above REFINE_FAILED (in its measure)
 ENOUGH_STEP = 0.5
 ENOUGH_EVERY = 2
 REFINE_FAILED = 1e-6
@@ -97,6 +98,7 @@ class BlockSystem(Protocol):
 
     b: np.ndarray
     ct: np.ndarray
+    cost_scale: float
     bounded: bool
     refine_steps: int
     refine_contraction: float
@@ -195,13 +197,11 @@ class _Newton:
     def __init__(self, data, fac, zt, w, lam, s, D, r_d, r_p, r_g, mu, bnorm, pool=None) -> None:  # noqa: ANN001
         self.data, self.fac = data, fac
         self.zt, self.w, self.lam, self.s = zt, w, lam, s
-        # D∘r_g, the only use of D here (one P-vector instead of a product per solve)
-        self.Drg = D * r_g
+        self.Drg = D * r_g  # D∘r_g, the only use of D here (one P-vector instead of a product per solve)
         self.r_d, self.r_p, self.r_g, self.mu, self.bnorm = r_d, r_p, r_g, mu, bnorm
         self.refine_tol = REFINE_TOL
         self.unrefined = 0.0  # the largest error a refinement of these solves left (in its own measure)
-        # a block system may ask for longer refinement (its normal equations are solved less accurately)
-        self.refine_steps = data.refine_steps
+        self.refine_steps = data.refine_steps  # longer for block systems (normal equations less accurate)
         self.refine_contraction = data.refine_contraction
         self.bounded = data.bounded
         # Krylov refinement where the residual is in equations (5) and (2) only (with the bounds z ≥ 0)
@@ -543,8 +543,8 @@ def solve_block_angular(
 
     ``time_limit`` (seconds) ends the iteration like ``max_iter`` does (the best acceptable iterate is
     returned, else :class:`SolverFailedError`).  ``enough(Zᵀ, ν, λ, s)`` (scaled iterate) is asked at the
-    iterates whose relative duality gap is below :data:`ENOUGH_GAP` (after a refusal: once the gap has halved, or two
-    iterations later, :data:`ENOUGH_STEP`, :data:`ENOUGH_EVERY`); the first iterate it accepts is returned
+    iterates whose gap is below :data:`ENOUGH_GAP` and :data:`ENOUGH_RELATIVE` (after a refusal: once it has halved,
+    or two iterations later, :data:`ENOUGH_STEP`, :data:`ENOUGH_EVERY`); the first iterate it accepts is returned
     (the caller passes its certificate, so the iteration ends as soon as the answer is proved).  ``probe(Zᵀ, ν,
     λ, s, iteration)`` is asked at every iterate, whatever its gap; True ends the iteration at that iterate (the
     caller keeps what its probe found: :class:`~problems.lp.active_blocks.ActiveBlockProbe`).
@@ -587,7 +587,8 @@ def solve_block_angular(
             note(iteration=it, kkt=f"{merit:.1e}")
             if merit <= tol:
                 return zt, nu, lam, s, it
-            ask = enough if gap <= ENOUGH_GAP else None  # the early-stop test, until asked on this iterate
+            near = abs(pobj - dobj) <= max(ENOUGH_RELATIVE * abs(pobj), ENOUGH_ABSOLUTE / data.cost_scale)
+            ask = enough if gap <= ENOUGH_GAP and near else None  # the early-stop test, until asked on it
             if ask is not None and (gap <= ENOUGH_STEP * asked[0] or it >= asked[1]):
                 if ask(zt, nu, lam, s):
                     return zt, nu, lam, s, it
@@ -627,9 +628,8 @@ def solve_block_angular(
             del D  # the Newton solves keep D∘r_g only
             newton = newton_sys.solve
             # early on the unrefined directions are accurate to ~1e-10 relative: predictor and centrality
-            # correctors skip refinement until deflation starts (where cancellation sets in).  (Refining only the
-            # sum of the corrector and the centrality correctors, once, was measured: faster, but at m = 2,
-            # n = 150 the iteration then stalled at a KKT measure of 1.4e-6 and missed the certificate.)
+            # correctors skip refinement until μ < REFINE_ALL_BELOW (refining only the sum of the corrector and the
+            # correctors, once, stalled at n = 150 short of the certificate)
             late = mu < REFINE_ALL_BELOW
 
             # predictor (affine scaling)
@@ -693,8 +693,8 @@ def solve_block_angular(
             use_pool(None)
         if pool is not None:
             pool.shutdown(wait=True)
-    if best[0] <= accept:
-        # stalled near the optimum (rounding limits further progress): return the best iterate; the caller
-        # certifies it independently
+    if (
+        best[0] <= accept
+    ):  # stalled at the rounding floor near the optimum: the caller certifies the best iterate
         return best[1], best[2], best[3], best[4], best[5]
     raise SolverFailedError(program, [(SOLVER_NAME, f"{last} (best KKT measure {best[0]:.1e})")])

@@ -284,6 +284,7 @@ def test_dual_residual_of_the_iterates_falls_below_its_rounding(monkeypatch):
         return False
 
     monkeypatch.setattr(iteration, "ENOUGH_GAP", 1e-4)
+    monkeypatch.setattr(iteration, "ENOUGH_RELATIVE", math.inf)
     with BlasThreads(1), np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         iteration.solve_block_angular(sysm, deflate_below=0.0, enough=enough, accept=LAYERED_ACCEPT)
     plain, measured, nu, lam, s, r_d = seen[-1]
