@@ -693,8 +693,6 @@ def solve_block_angular(
             use_pool(None)
         if pool is not None:
             pool.shutdown(wait=True)
-    if (
-        best[0] <= accept
-    ):  # stalled at the rounding floor near the optimum: the caller certifies the best iterate
+    if best[0] <= accept:  # stalled near the optimum: the caller certifies the best iterate
         return best[1], best[2], best[3], best[4], best[5]
     raise SolverFailedError(program, [(SOLVER_NAME, f"{last} (best KKT measure {best[0]:.1e})")])
