@@ -1,7 +1,7 @@
 """The m = 2 layered block interior-point method alone, with the certificate as its stopping rule.
 
 Run: ``python benchmarks/bench_block_ipm.py --n 100 [--program pd-i] [--prior mixture:0.5,0.5/0.8,0.2/0.3,0.7]
-[--eps 1.5] [--breakdown] [--krylov 6] [--tile 2] [--peak]``.
+[--eps 1.5] [--breakdown] [--krylov 6] [--tile 2] [--refine-basic 0.1] [--peak]``.
 
 Builds the reduced LP (``prog.lp.spec``), then calls :func:`problems.ipm.block.solve_block_lp` with
 ``enough`` = the toolkit's certificate (:func:`problems.lp.bounds.certify`), as the chain does on its first
@@ -12,7 +12,8 @@ the factorisations, in the Newton solves and in the certificates asked by the it
 Newton solves with their refinement steps).  PD-I's ε is ε_X + ``--eps``; PD-DP's is ``--eps``.  ``--krylov K``
 sets :data:`problems.ipm.iteration.KRYLOV_DIM` (0: Richardson refinement) and ``--tile T``
 :data:`problems.ipm.layered.TILE_ROWS` (0: banded triangular solves), to reproduce the before/after numbers
-of ``docs/benchmarks.md``.  ``--peak`` samples the resident memory every 10 ms on a thread and adds the
+of ``docs/benchmarks.md``; ``--refine-basic T`` sets :data:`problems.ipm.iteration.REFINE_TOL_BASIC` (0: the basic
+variables refined like the others).  ``--peak`` samples the resident memory every 10 ms on a thread and adds the
 largest sample with the Python lines (innermost first) the solve was running then, and the resident memory
 before the block system is built (the reduced LP and the interpreter).
 """
@@ -71,6 +72,7 @@ def main() -> None:
     ap.add_argument("--breakdown", action="store_true")
     ap.add_argument("--krylov", type=int, default=None, help="GMRES corrections per cycle (0: Richardson)")
     ap.add_argument("--tile", type=int, default=None, help="tile rows per bandwidth (0: dtbtrs)")
+    ap.add_argument("--refine-basic", type=float, default=None, help="REFINE_TOL_BASIC (0: as the others)")
     ap.add_argument("--peak", action="store_true", help="sample the resident memory: its peak and where")
     ap.add_argument("--max-iter", type=int, default=150)
     args = ap.parse_args()
@@ -87,6 +89,8 @@ def main() -> None:
         iteration.KRYLOV_DIM = args.krylov
     if args.tile is not None:
         layered.TILE_ROWS = args.tile
+    if args.refine_basic is not None:
+        iteration.REFINE_TOL_BASIC = args.refine_basic
     sym = parse_symmetric_prior(args.prior, args.n, 2)
     if args.program == "pd-i":
         prog = ReducedPDI(sym)
@@ -158,6 +162,7 @@ def main() -> None:
         "eps": eps,
         "krylov": iteration.KRYLOV_DIM,
         "tile": layered.TILE_ROWS,
+        "refine_basic": iteration.REFINE_TOL_BASIC,
         "iterations": iters,
         "cpu_s": round(cpu, 2),
         "wall_s": round(wall, 2),
