@@ -56,7 +56,9 @@ class _PeakSampler:
                 frame = sys._current_frames().get(self._main)
                 stack = traceback.extract_stack(frame) if frame is not None else []
                 # the library's own frames (a wait on the thread pool shows where it was called from)
-                stack = [f for f in stack if "concurrent" not in f.filename and "threading" not in f.filename][-4:]
+                stack = [
+                    f for f in stack if "concurrent" not in f.filename and "threading" not in f.filename
+                ][-4:]
                 self.peak, self.where = rss, " < ".join(f"{f.name}:{f.lineno}" for f in reversed(stack))
             time.sleep(self.every)
 
