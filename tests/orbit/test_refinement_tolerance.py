@@ -3,7 +3,7 @@
 Equation (5) of a basic variable (s < z) is refined to a tenth of its own z∘s rather than to 1e-6 of μ.  What must
 hold: the block method's answers stay certified and equal to an independently solved LP (HiGHS on the same
 matrices, ``highs_optimum``), with the strict rule and with the loose one, and the loose one needs no more Newton
-solves (at n = 100 it needs a third fewer: ``docs/benchmarks.md``).
+solves (at n = 100 it needs 14–56 % fewer: ``docs/benchmarks.md``).
 """
 
 from __future__ import annotations
