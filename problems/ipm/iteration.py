@@ -42,7 +42,6 @@ import scipy.linalg as sla
 from ..errors import SolverFailedError
 from ..progress import note
 from . import correctors
-from .correctors import centrality_correctors
 from .elementwise import steps, trial_product, with_errstate
 from .lapack import lapack_kernels, trim_heap
 
@@ -56,7 +55,7 @@ ETA = 0.995
 #: OpenBLAS threads during the solve (many small LAPACK calls: 1 is fastest, and robust under load)
 BLAS_THREADS = 1
 #: equation (5) of a basic variable (s < z) is refined to this fraction of its z∘s only, if that is looser than
-#: REFINE_TOL_COMPLEMENTARITY (:meth:`_Newton.solve`); m = 2, n = 100, README mixture, ε = 1: 441 → 267 Newton
+#: REFINE_TOL_COMPLEMENTARITY (:meth:`_Newton.solve`); m = 2, n = 100, README mixture, ε = 1: 441 → 263 Newton
 #: solves, the same 59 iterations (``docs/benchmarks.md``)
 REFINE_TOL_BASIC = 0.1
 #: maximum iterative-refinement steps per Newton solve (on the unreduced KKT residual)
@@ -360,9 +359,7 @@ class _Newton:
         if not refine:
             return tuple(d)
         scale_s = np.maximum(np.abs(r_s), self.mu) * (REFINE_TOL_COMPLEMENTARITY / REFINE_TOL)
-        if (
-            self.bounded and REFINE_TOL_BASIC > 0
-        ):  # the basic variables' equations (5): to REFINE_TOL_BASIC of z∘s
+        if self.bounded and REFINE_TOL_BASIC > 0:  # a basic variable's (5): to REFINE_TOL_BASIC of its z∘s
             basic = np.where(self.s < self.zt, self.zt * self.s, 0.0)
             basic *= REFINE_TOL_BASIC / REFINE_TOL
             np.maximum(scale_s, basic, out=scale_s)
@@ -621,7 +618,7 @@ def solve_block_angular(
             trim_heap()
             kept = 0
             if max_correctors > 0:
-                (dz, dw, dnu, dlam, ds), kept = centrality_correctors(
+                (dz, dw, dnu, dlam, ds), kept = correctors.centrality_correctors(
                     newton_sys, zt, w, lam, s, (dz, dw, dnu, dlam, ds), sigma * mu, max_correctors, late
                 )
             # a direction refinement left inaccurate can step off the rounding floor: ask on this last good iterate
