@@ -75,7 +75,7 @@ def main() -> None:
     ap.add_argument("--eps", type=float, default=None, help="PD-DP: ε (1.5); PD-I: offset from ε_X (0.3)")
     ap.add_argument("--breakdown", action="store_true")
     ap.add_argument("--krylov", type=int, default=None, help="GMRES corrections per cycle (0: Richardson)")
-    ap.add_argument("--tile", type=int, default=None, help="tile rows per bandwidth (0: dtbtrs)")
+    ap.add_argument("--tile", type=int, default=None, help="rows per tile of the staircase solve (0: dtbtrs)")
     ap.add_argument("--refine-basic", type=float, default=None, help="REFINE_TOL_BASIC (0: as the others)")
     ap.add_argument("--peak", action="store_true", help="sample the resident memory: its peak and where")
     ap.add_argument("--max-iter", type=int, default=150)

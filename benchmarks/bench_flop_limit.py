@@ -1,6 +1,7 @@
 """The machine's limit for the m = 2 layered block method: its work per iteration against measured rates.
 
-Run: ``python benchmarks/bench_flop_limit.py --n 100 200 [--counts 200:75:75:914] [--kernels] [--out FILE.json]``.
+Run: ``python benchmarks/bench_flop_limit.py --n 100 200 [--counts 200:75:75:914] [--kernels] [--former REV]
+[--out FILE.json]``.
 
 For each n the reduced PD-DP LP (i.i.d. (0.3, 0.7); the block structure depends on n only) is built and its
 layered block system (:class:`problems.ipm.block.RaggedBlockSystem`) laid out, and the work of one
@@ -21,7 +22,10 @@ per entry) for the solves, which are bound by memory.  With ``--counts N:ITERATI
 machine: the factorisations at the two-thread DGEMM rate plus the solves' bytes at the measured bandwidth.
 ``--kernels`` also times the method's own kernels on that system (two threads, positive D and E drawn
 log-uniform in [e⁻², e²]): one factorisation, one H⁻¹f over all blocks, and the products G u, Gᵀv and A u
-(shortest of five), against the work and the bytes counted above.
+(shortest of five), against the work and the bytes counted above.  ``--former REV`` times the factorisation of
+this tree against that of the library at the git revision REV, side by side: fresh processes alternating
+(``--rounds`` each), each building the system and timing ``--repeats`` factorisations of the same H (the median
+wall time, and the median user and system CPU seconds of the process per factorisation).
 """
 
 from __future__ import annotations
@@ -98,6 +102,66 @@ def kernels(sysm) -> dict:  # noqa: ANN001 - a layered RaggedBlockSystem
     return {k: round(x, 4) for k, x in out.items()}
 
 
+def factor_times(n: int, repeats: int) -> dict:
+    """Median wall, user and system seconds of one factorisation (two threads) of the system of :func:`work`."""
+    import resource
+    import statistics
+    from concurrent.futures import ThreadPoolExecutor
+
+    import numpy as np
+
+    import problems
+    from problems.ipm.block import RaggedBlockSystem
+    from problems.ipm.lapack import BlasThreads, trim_heap
+    from problems.orbit import ReducedPDDP, symmetric_iid
+
+    spec = ReducedPDDP(symmetric_iid(n, [0.3, 0.7])).lp.spec
+    sysm = RaggedBlockSystem(spec.c, spec.A, spec.b, spec.src, spec.dst, spec.kappa, math.e, bounded=True)
+    rng = np.random.default_rng(0)
+    D = np.exp(rng.uniform(-2.0, 2.0, sysm.P))
+    E = np.exp(rng.uniform(-2.0, 2.0, sysm.K))
+    wall, user, system = [], [], []
+    with ThreadPoolExecutor(2) as pool, BlasThreads(1):
+        sysm.use_pool(pool)
+        diag, off = sysm.H_parts(D, E)
+        sysm.factor(diag, off, 2, {}, pool)  # the tile plans are made once per layout
+        for _ in range(repeats):
+            trim_heap()
+            r0, t0 = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
+            sysm.factor(diag, off, 2, {}, pool)
+            t1, r1 = time.perf_counter(), resource.getrusage(resource.RUSAGE_SELF)
+            wall.append(t1 - t0)
+            user.append(r1.ru_utime - r0.ru_utime)
+            system.append(r1.ru_stime - r0.ru_stime)
+        sysm.use_pool(None)
+    med = statistics.median
+    return {
+        "library": os.path.dirname(problems.__file__),
+        "n": n,
+        "wall_s": round(med(wall), 3),
+        "user_s": round(med(user), 3),
+        "sys_s": round(med(system), 3),
+        "walls": [round(x, 3) for x in wall],
+    }
+
+
+def against_former(ns: list[int], former: str, rounds: int, repeats: int) -> list[dict]:
+    """:func:`factor_times` in fresh processes, this tree ("now") and revision ``former`` alternating."""
+    from side_by_side import revision_tree, run
+
+    rows = []
+    with revision_tree(former) as path:
+        for n in ns:
+            for k in range(rounds):
+                order = ("now", "former") if k % 2 == 0 else ("former", "now")
+                for v in order:
+                    got = run(__file__, {"n": n, "repeats": repeats}, path=path if v == "former" else None)
+                    row = {"variant": v, "revision": former if v == "former" else "this tree", **got}
+                    rows.append(row)
+                    print(json.dumps(row), flush=True)
+    return rows
+
+
 def work(n: int, timed: bool = False) -> dict:
     """Flops of one factorisation (band Cholesky, staircase solves, Schur complement) and of one Newton solve,
     and the bytes a Newton solve reads from the band factors, for the m = 2 reduced PD-DP LP at n."""
@@ -145,8 +209,21 @@ def main() -> None:
     ap.add_argument("--n", type=int, nargs="+", default=[100, 200])
     ap.add_argument("--counts", nargs="*", default=[], help="N:ITERATIONS:FACTORS:SOLVES of a measured run")
     ap.add_argument("--kernels", action="store_true", help="time the method's kernels too")
+    ap.add_argument("--former", default=None, help="time the factorisation against this git revision's")
+    ap.add_argument("--rounds", type=int, default=2, help="with --former: processes per variant")
+    ap.add_argument("--repeats", type=int, default=4, help="with --former: factorisations per process")
+    ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
+    if args.child is not None:
+        point = json.loads(args.child)
+        print(json.dumps(factor_times(point["n"], point["repeats"])))
+        return
+    if args.former is not None:
+        rows = against_former(args.n, args.former, args.rounds, args.repeats)
+        if args.out:
+            _write(args.out, {"machine": os.uname().nodename, "cpus": os.cpu_count(), "rows": rows})
+        return
     rates = machine_rates()
     print(json.dumps(rates))
     rows = []
@@ -180,10 +257,15 @@ def main() -> None:
             "work": rows,
             "limits": limits,
         }
-        tmp = args.out + ".tmp"
-        with open(tmp, "w") as fh:
-            json.dump(out, fh, indent=2)
-        os.replace(tmp, args.out)
+        _write(args.out, out)
+
+
+def _write(path: str, obj: dict) -> None:
+    """``obj`` as JSON at ``path``, written to a temporary file and renamed."""
+    tmp = path + ".tmp"
+    with open(tmp, "w") as fh:
+        json.dump(obj, fh, indent=2)
+    os.replace(tmp, path)
 
 
 if __name__ == "__main__":
