@@ -194,10 +194,9 @@ class _Newton:
     :data:`REFINE_STEPS` refinement steps on the unreduced residual.
     """
 
-    def __init__(self, data, fac, zt, w, lam, s, D, r_d, r_p, r_g, mu, bnorm, pool=None) -> None:  # noqa: ANN001
+    def __init__(self, data, fac, zt, w, lam, s, r_d, r_p, r_g, mu, bnorm, pool=None) -> None:  # noqa: ANN001
         self.data, self.fac = data, fac
         self.zt, self.w, self.lam, self.s = zt, w, lam, s
-        self.Drg = D * r_g  # D∘r_g, the only use of D here (one P-vector instead of a product per solve)
         self.r_d, self.r_p, self.r_g, self.mu, self.bnorm = r_d, r_p, r_g, mu, bnorm
         self.refine_tol = REFINE_TOL
         self.unrefined = 0.0  # the largest error a refinement of these solves left (in its own measure)
@@ -239,11 +238,14 @@ class _Newton:
         def rhs(zs: slice, ws: slice, GT: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
             """f on the variables ``zs`` (their ratio rows ``ws``), kept in ``f`` and returned."""
             t = None if rl is None else rl[ws] / w[ws]
-            if rg is not None:
+            if rg is not None:  # D∘r_g on these rows, D = λ/w as the iteration forms it (no P-vector kept)
+                drg = self.lam[ws] / w[ws]
+                drg *= rg[ws]
                 if t is None:
-                    t = self.Drg[ws].copy()
+                    t = drg
                 else:
-                    t += self.Drg[ws]
+                    t += drg
+                del drg
             fc = rs[zs] / self.zt[zs] if self.bounded else np.zeros_like(rs[zs])
             if t is not None:
                 fc -= GT(t)
@@ -435,7 +437,8 @@ class _Newton:
             goal = 0.5 * beta * self.refine_tol / err
             m = min(KRYLOV_DIM, self.refine_steps - solves)
             V = [r / beta]
-            Z: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+            del r
+            Z: list[list[np.ndarray | None]] = []
             H = np.zeros((m + 1, m))
             g = np.zeros(m + 1)
             g[0] = beta
@@ -445,7 +448,7 @@ class _Newton:
                 e5, e2 = V[j][:nz] * scale_s, V[j][nz:] * self.bnorm
                 c = self.raw(None, -e2, None, e5, None, keep_dw=False)  # Δw, Δλ follow from Δz
                 solves += 1
-                Z.append((c[0], c[4], c[2]))
+                Z.append([c[0], c[4], c[2]])
                 left5, left2 = self._residual(c, -e2, e5)
                 wv = V[j] - pack(left5, left2)  # K c_j in the weights
                 del c, left5, left2
@@ -472,7 +475,8 @@ class _Newton:
                     break  # stagnating: a correction that gains less than a Richardson step must ends the cycle
                 V.append(wv / hn)
             y = sla.solve_triangular(H[:k, :k], g[:k], check_finite=False)
-            dz, ds, dnu = (sum(yj * z[t] for yj, z in zip(y, Z)) for t in range(3))
+            del V, wv  # the basis is not needed for the combination (peak memory: the cycle's largest moment)
+            ds, dnu, dz = _combine(Z, y, 1), _combine(Z, y, 2), _combine(Z, y, 0)
             dw = self.data.G(dz)
             np.negative(dw, out=dw)
             d[0] += dz
@@ -482,8 +486,21 @@ class _Newton:
             dw /= self.w
             d[3] -= dw
             d[4] += ds
-            del V, Z, dz, ds, dnu, dw
+            del Z, dz, ds, dnu, dw
         return tuple(d)
+
+
+def _combine(Z: list[list[np.ndarray | None]], y: np.ndarray, t: int) -> np.ndarray:
+    """Σ_j y_j Z_j[t], summed into Z_0[t]'s array in the order of ``sum`` (the same rounding), each Z_j[t] freed
+    once added."""
+    out = Z[0][t]
+    assert out is not None
+    out *= y[0]
+    Z[0][t] = None
+    for j in range(1, len(Z)):
+        out += y[j] * Z[j][t]
+        Z[j][t] = None
+    return out
 
 
 def solve_block_angular(
@@ -585,8 +602,8 @@ def solve_block_angular(
                 break
             del off, E, diag  # in the factorisation now
 
-            newton_sys = _Newton(data, fac, zt, w, lam, s, D, r_d, r_p, r_g, mu, bnorm, pool)
-            del D  # the Newton solves keep D∘r_g only
+            del D  # the Newton solves form D∘r_g from λ, w and r_g
+            newton_sys = _Newton(data, fac, zt, w, lam, s, r_d, r_p, r_g, mu, bnorm, pool)
             newton = newton_sys.solve
             # early on the unrefined directions are accurate to ~1e-10 relative: predictor and centrality
             # correctors skip refinement until μ < REFINE_ALL_BELOW (refining only the sum of the corrector and the
@@ -612,8 +629,8 @@ def solve_block_angular(
             del dz, dw, dnu, dlam, ds
             dz, dw, dnu, dlam, ds = newton(rs_c, rl_c)
             del rs_c
-            # the centrality correctors solve with zero residuals: r_g and D∘r_g are no longer needed
-            newton_sys.r_g = newton_sys.Drg = None
+            # the centrality correctors solve with zero residuals: r_g is no longer needed
+            newton_sys.r_g = None
             del r_g
             trim_heap()
             kept = 0
