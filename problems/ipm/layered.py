@@ -66,7 +66,8 @@ __all__ = [
 #: Tasks per thread of one banded solve over all blocks (:meth:`Layers.solve_groups`): measured at m = 2,
 #: n = 80, one task per block spent 0.75 s of 12 s in the thread pool's hand-over.
 SOLVE_GROUPS_PER_THREAD = 3
-#: Columns of A_bᵀ solved together on the trailing part of the band (the staircase of X_b).
+#: Columns of A_bᵀ solved together on the trailing part of the band (the staircase of X_b), on the path of banded
+#: triangular solves (``TILE_ROWS = 0``, or without the CBLAS kernels).
 COLUMN_GROUP = 16
 #: Rows per tile of the level-3 solve X_b = L_b⁻¹A_bᵀ (:func:`_tiled_solve`; 0: banded triangular solves, ``dtbtrs``,
 #: one right-hand side at a time).  A tile's TRSM costs rows² per column and its GEMM rows·kd, so short tiles move
@@ -232,10 +233,9 @@ class LayeredFactor:
             self.factors[b] = c
             lb, present, first = lay.block_layers[b]
             L = present.size
-            Sb = np.empty((L, L))
             if self.level3 is not None and TILE_ROWS > 0:
                 X = _tiled_solve(self.level3, c, lb, present, lay.tile_plan(b))
-                Sb[:] = 0.0
+                Sb = np.zeros((L, L))
                 for r0 in range(0, n_b, SCHUR_ROWS):
                     r1 = min(n_b, r0 + SCHUR_ROWS)
                     j1 = int(np.searchsorted(first, r1))  # the columns non-zero in these rows
@@ -243,6 +243,7 @@ class LayeredFactor:
                     Sb[:j1, :j1] += Xt.T @ Xt
                 return _merged(lay.block_links[b], present, Sb)
             # X_b = L⁻¹ A_bᵀ: column groups solved on the trailing band from their first layer on
+            Sb = np.empty((L, L))
             X = np.zeros((n_b, L), order="F")
             for g0 in range(0, L, COLUMN_GROUP):
                 cols = present[g0 : g0 + COLUMN_GROUP]
