@@ -14,8 +14,8 @@ sets :data:`problems.ipm.iteration.KRYLOV_DIM` (0: Richardson refinement) and ``
 :data:`problems.ipm.layered.TILE_ROWS` (0: banded triangular solves), to reproduce the before/after numbers
 of ``docs/benchmarks.md``; ``--refine-basic T`` sets :data:`problems.ipm.iteration.REFINE_TOL_BASIC` (0: the basic
 variables refined like the others).  ``--peak`` samples the resident memory every 10 ms on a thread and adds the
-largest sample with the Python lines (innermost first) the solve was running then, and the resident memory
-before the block system is built (the reduced LP and the interpreter).
+largest sample with the Python lines (innermost first) the solve was running then, the three places with the
+largest samples, and the resident memory before the block system is built (the reduced LP and the interpreter).
 """
 
 from __future__ import annotations
@@ -40,10 +40,12 @@ def _rss_mib() -> float:
 
 
 class _PeakSampler:
-    """The largest resident memory seen every ``every`` seconds, and where the main thread was then."""
+    """The largest resident memory seen every ``every`` seconds, and where the main thread was then; ``places``:
+    the largest sample at each place (the main thread's four innermost frames outside the thread pool)."""
 
     def __init__(self, every: float = 0.01) -> None:
         self.peak, self.where, self.every = 0.0, "", every
+        self.places: dict[str, float] = {}
         self._main = threading.main_thread().ident
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
@@ -52,15 +54,22 @@ class _PeakSampler:
     def _run(self) -> None:
         while not self._stop.is_set():
             rss = _rss_mib()
+            frame = sys._current_frames().get(self._main)
+            stack = traceback.extract_stack(frame) if frame is not None else []
+            del frame
+            # the library's own frames (a wait on the thread pool shows where it was called from)
+            stack = [f for f in stack if "concurrent" not in f.filename and "threading" not in f.filename][
+                -4:
+            ]
+            place = " < ".join(f"{f.name}:{f.lineno}" for f in reversed(stack))
+            self.places[place] = max(rss, self.places.get(place, 0.0))
             if rss > self.peak:
-                frame = sys._current_frames().get(self._main)
-                stack = traceback.extract_stack(frame) if frame is not None else []
-                # the library's own frames (a wait on the thread pool shows where it was called from)
-                stack = [
-                    f for f in stack if "concurrent" not in f.filename and "threading" not in f.filename
-                ][-4:]
-                self.peak, self.where = rss, " < ".join(f"{f.name}:{f.lineno}" for f in reversed(stack))
+                self.peak, self.where = rss, place
             time.sleep(self.every)
+
+    def top(self, k: int = 3) -> list[tuple[float, str]]:
+        """The ``k`` places with the largest samples, largest first."""
+        return sorted(((round(v, 1), p) for p, v in self.places.items()), reverse=True)[:k]
 
     def stop(self) -> None:
         self._stop.set()
@@ -180,6 +189,7 @@ def main() -> None:
     if sampler is not None:
         out.update({"rss_before_mib": round(rss_lp, 1), "sampled_peak_mib": round(sampler.peak, 1)})
         out["peak_at"] = sampler.where
+        out["peak_places"] = sampler.top()
     print(json.dumps(out))
 
 
