@@ -1,7 +1,7 @@
 """The m = 2 layered block interior-point method alone, with the certificate as its stopping rule.
 
 Run: ``python benchmarks/bench_block_ipm.py --n 100 [--program pd-i] [--prior mixture:0.5,0.5/0.8,0.2/0.3,0.7]
-[--eps 1.5] [--breakdown] [--krylov 6] [--tile 32] [--refine-basic 0.1] [--peak]``.
+[--eps 1.5] [--breakdown] [--krylov 6] [--tile 2] [--refine-basic 0.1] [--peak]``.
 
 Builds the reduced LP (``prog.lp.spec``), then calls :func:`problems.ipm.block.solve_block_lp` with
 ``enough`` = the toolkit's certificate (:func:`problems.lp.bounds.certify` without the face points, as the chain
@@ -84,7 +84,7 @@ def main() -> None:
     ap.add_argument("--eps", type=float, default=None, help="PD-DP: ε (1.5); PD-I: offset from ε_X (0.3)")
     ap.add_argument("--breakdown", action="store_true")
     ap.add_argument("--krylov", type=int, default=None, help="GMRES corrections per cycle (0: Richardson)")
-    ap.add_argument("--tile", type=int, default=None, help="rows per tile of the staircase solve (0: dtbtrs)")
+    ap.add_argument("--tile", type=int, default=None, help="tile rows per bandwidth (0: dtbtrs)")
     ap.add_argument("--refine-basic", type=float, default=None, help="REFINE_TOL_BASIC (0: as the others)")
     ap.add_argument("--peak", action="store_true", help="sample the resident memory: its peak and where")
     ap.add_argument("--max-iter", type=int, default=150)

@@ -26,8 +26,8 @@ the unreduced KKT residual absorbs the shift.
 GEMM per block.  Column k of :math:`A_b^\top` starts at layer k, so the solves for a group of columns run only
 on the trailing part of the band that they reach.  With the CBLAS kernels (:func:`~problems.ipm.lapack.level3_kernels`)
 :math:`X_b` is computed by level-3 tiles instead (:func:`_tiled_solve`: one GEMM and one triangular solve per tile
-of :data:`TILE_ROWS` rows, on the band factor read as a dense matrix), and :math:`X_b^\top X_b` by rank-k updates
-over panels of :data:`SCHUR_ROWS` rows, each on the columns that are non-zero in its rows (the staircase).
+of rows, on the band factor read as a dense matrix); measured on one factorisation at m = 2 (one thread, CPU
+time): n = 100, 0.25 → 0.22 s; n = 200, 5.2 → 3.9 s.
 
 **Newton solves.**  :math:`H^{-1}f` is one ``dpbtrs`` per block, in place: the block system keeps its variables
 in band order (blocks, then layers), so no permutation is needed.  On a thread pool the blocks go out as a few
@@ -59,25 +59,17 @@ __all__ = [
     "LayeredFactor",
     "COLUMN_GROUP",
     "TILE_ROWS",
-    "SCHUR_ROWS",
     "SOLVE_GROUPS_PER_THREAD",
 ]
 
 #: Tasks per thread of one banded solve over all blocks (:meth:`Layers.solve_groups`): measured at m = 2,
 #: n = 80, one task per block spent 0.75 s of 12 s in the thread pool's hand-over.
 SOLVE_GROUPS_PER_THREAD = 3
-#: Columns of A_bᵀ solved together on the trailing part of the band (the staircase of X_b), on the path of banded
-#: triangular solves (``TILE_ROWS = 0``, or without the CBLAS kernels).
+#: Columns of A_bᵀ solved together on the trailing part of the band (the staircase of X_b).
 COLUMN_GROUP = 16
-#: Rows per tile of the level-3 solve X_b = L_b⁻¹A_bᵀ (:func:`_tiled_solve`; 0: banded triangular solves, ``dtbtrs``,
-#: one right-hand side at a time).  A tile's TRSM costs rows² per column and its GEMM rows·kd, so short tiles move
-#: the work into the GEMMs; measured at m = 2, n = 200 (one thread, the largest block, kd = 101): 32 rows 12.0 ms,
-#: 16 rows 13.1, 64 rows 13.2, 2(kd + 1) rows 20.0; 24–48 rows were best from kd = 7 to 101.
-TILE_ROWS = 32
-#: Rows of X_b per rank-k update X_tᵀX_t of the Schur complement (level-3 path): only the columns of X_b that are
-#: non-zero in those rows (the staircase) take part.  Measured at n = 200 (largest block): 256 rows 4.5 ms against
-#: 6.2 ms for the former column groups (:data:`COLUMN_GROUP`), 5.3 for 128 rows.
-SCHUR_ROWS = 256
+#: Rows per tile of the level-3 solve X_b = L_b⁻¹A_bᵀ (:func:`_tiled_solve`), as a multiple of the half-bandwidth
+#: plus one (0: banded triangular solves, ``dtbtrs``, one right-hand side at a time)
+TILE_ROWS = 2
 
 
 def layers_of(var_layer: np.ndarray, block: np.ndarray, src: np.ndarray, dst: np.ndarray) -> bool:
@@ -173,7 +165,7 @@ class Layers:
     def tile_plan(self, b: int) -> list[tuple[int, ...]]:
         """Block b's tiles for :func:`_tiled_solve` at the current :data:`TILE_ROWS` (computed once per layout)."""
         kd = int(self.kd[b])
-        nb = _tile_height()
+        nb = _tile_height(kd)
         plan = self._tiles.get((b, nb))
         if plan is None:
             plan = self._tiles[(b, nb)] = tile_plan(int(self.sizes[b]), kd, nb, self.block_layers[b][2])
@@ -233,17 +225,17 @@ class LayeredFactor:
             self.factors[b] = c
             lb, present, first = lay.block_layers[b]
             L = present.size
+            Sb = np.empty((L, L))
             if self.level3 is not None and TILE_ROWS > 0:
                 X = _tiled_solve(self.level3, c, lb, present, lay.tile_plan(b))
-                Sb = np.zeros((L, L))
-                for r0 in range(0, n_b, SCHUR_ROWS):
-                    r1 = min(n_b, r0 + SCHUR_ROWS)
-                    j1 = int(np.searchsorted(first, r1))  # the columns non-zero in these rows
-                    Xt = X[r0:r1, :j1]
-                    Sb[:j1, :j1] += Xt.T @ Xt
+                for g0 in range(0, L, COLUMN_GROUP):
+                    g1 = min(L, g0 + COLUMN_GROUP)
+                    r0 = int(first[g0])
+                    blk = X[r0:, :g1].T @ X[r0:, g0:g1]
+                    Sb[:g1, g0:g1] = blk
+                    Sb[g0:g1, :g0] = blk[:g0].T
                 return _merged(lay.block_links[b], present, Sb)
             # X_b = L⁻¹ A_bᵀ: column groups solved on the trailing band from their first layer on
-            Sb = np.empty((L, L))
             X = np.zeros((n_b, L), order="F")
             for g0 in range(0, L, COLUMN_GROUP):
                 cols = present[g0 : g0 + COLUMN_GROUP]
@@ -340,7 +332,7 @@ def _tiled_solve(
     Column q of :math:`A_b^\top` is the indicator of layer ``present[q]`` (the rows of that layer).
     The factor is copied into band storage with ``nb`` extra zero rows, which read with leading dimension
     kd + nb is the dense column-major L (every entry of a tile below the band reads a zero).  Tile rows
-    :math:`[r_0, r_1)` of height nb = :data:`TILE_ROWS` then take one GEMM
+    :math:`[r_0, r_1)` of height nb = :data:`TILE_ROWS`·(kd+1) then take one GEMM
     :math:`X_t \mathrel{-}= L[r_0{:}r_1,\ r_0-kd{:}r_0]\,X[r_0-kd{:}r_0]` and one triangular solve with
     :math:`L[r_0{:}r_1, r_0{:}r_1]`, both restricted to the columns not yet zero there (the staircase).  Same
     arithmetic as ``dtbtrs`` up to the order of the sums; measured 2–4× faster at m = 2, n = 100.  ``tiles``: the
@@ -348,7 +340,7 @@ def _tiled_solve(
     """
     kd1, n = c.shape
     kd = kd1 - 1
-    nb = _tile_height()
+    nb = _tile_height(kd)
     ld = kd + nb
     padded = np.zeros((kd1 + nb, n), order="F")
     padded[:kd1] = c
@@ -359,9 +351,9 @@ def _tiled_solve(
     return X
 
 
-def _tile_height() -> int:
-    """Rows per tile of :func:`_tiled_solve` (:data:`TILE_ROWS`; any height works with any half-bandwidth)."""
-    return max(1, TILE_ROWS)
+def _tile_height(kd: int) -> int:
+    """Rows per tile of :func:`_tiled_solve` for half-bandwidth kd (:data:`TILE_ROWS` bandwidths)."""
+    return max(1, TILE_ROWS * (kd + 1))
 
 
 def tile_plan(n: int, kd: int, nb: int, first: np.ndarray) -> list[tuple[int, ...]]:
