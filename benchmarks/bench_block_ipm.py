@@ -5,11 +5,11 @@ Run: ``python benchmarks/bench_block_ipm.py --n 100 [--program pd-i] [--prior mi
 
 Builds the reduced LP (``prog.lp.spec``), then calls :func:`problems.ipm.block.solve_block_lp` with
 ``enough`` = the toolkit's certificate (:func:`problems.lp.bounds.certify` without the face points, as the chain
-asks it on iterates), as the chain does on its first attempt.  Prints one JSON line: iterations, CPU seconds of the solve (``time.process_time``, so that other
-processes on a shared machine do not inflate it), wall seconds, peak RSS of the process, whether the returned
-point certifies, and its certified bounds.  ``--breakdown`` adds the process's CPU time (all threads) spent in
-the factorisations, in the Newton solves and in the certificates asked by the iteration, and their numbers (the
-Newton solves with their refinement steps).  PD-I's ε is ε_X + ``--eps``; PD-DP's is ``--eps``.  ``--krylov K``
+asks it on iterates), as the chain does on its first attempt.  Prints one JSON line: iterations, CPU seconds of
+the solve (``time.process_time``, so that other processes on a shared machine do not inflate it), wall seconds,
+peak RSS of the process, whether the returned point certifies, and its certified bounds.  ``--breakdown`` adds
+the process's CPU time (all threads) spent in the factorisations, in the Newton solves and in the certificates
+asked by the iteration, and their numbers (the Newton solves with their refinement steps).  PD-I's ε is ε_X + ``--eps``; PD-DP's is ``--eps``.  ``--krylov K``
 sets :data:`problems.ipm.iteration.KRYLOV_DIM` (0: Richardson refinement) and ``--tile T``
 :data:`problems.ipm.layered.TILE_ROWS` (0: banded triangular solves), to reproduce the before/after numbers
 of ``docs/benchmarks.md``; ``--refine-basic T`` sets :data:`problems.ipm.iteration.REFINE_TOL_BASIC` (0: the basic
@@ -58,9 +58,8 @@ class _PeakSampler:
             stack = traceback.extract_stack(frame) if frame is not None else []
             del frame
             # the library's own frames (a wait on the thread pool shows where it was called from)
-            stack = [f for f in stack if "concurrent" not in f.filename and "threading" not in f.filename][
-                -4:
-            ]
+            own = [f for f in stack if "concurrent" not in f.filename and "threading" not in f.filename]
+            stack = own[-4:]
             place = " < ".join(f"{f.name}:{f.lineno}" for f in reversed(stack))
             self.places[place] = max(rss, self.places.get(place, 0.0))
             if rss > self.peak:

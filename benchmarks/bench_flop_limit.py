@@ -75,6 +75,23 @@ def machine_rates() -> dict:
     return rates
 
 
+def layered_system(n: int):  # noqa: ANN201 - (RatioLPSpec, RaggedBlockSystem)
+    """The m = 2 reduced PD-DP LP at n (i.i.d. (0.3, 0.7)) and its layered block system."""
+    from problems.ipm.block import RaggedBlockSystem
+    from problems.orbit import ReducedPDDP, symmetric_iid
+
+    spec = ReducedPDDP(symmetric_iid(n, [0.3, 0.7])).lp.spec
+    sysm = RaggedBlockSystem(spec.c, spec.A, spec.b, spec.src, spec.dst, spec.kappa, math.e, bounded=True)
+    return spec, sysm
+
+
+def _scaling(sysm, rng):  # noqa: ANN001, ANN202
+    """Positive D (one per ratio row) and E (one per variable) drawn log-uniform in [e⁻², e²]."""
+    import numpy as np
+
+    return np.exp(rng.uniform(-2.0, 2.0, sysm.P)), np.exp(rng.uniform(-2.0, 2.0, sysm.K))
+
+
 def kernels(sysm) -> dict:  # noqa: ANN001 - a layered RaggedBlockSystem
     """Wall seconds of the layered method's kernels on ``sysm`` with two threads (shortest of five)."""
     from concurrent.futures import ThreadPoolExecutor
@@ -84,8 +101,7 @@ def kernels(sysm) -> dict:  # noqa: ANN001 - a layered RaggedBlockSystem
     from problems.ipm.lapack import BlasThreads
 
     rng = np.random.default_rng(0)
-    D = np.exp(rng.uniform(-2.0, 2.0, sysm.P))
-    E = np.exp(rng.uniform(-2.0, 2.0, sysm.K))
+    D, E = _scaling(sysm, rng)
     f = rng.standard_normal(sysm.K)
     v = rng.standard_normal(sysm.P)
     out = {}
@@ -103,7 +119,7 @@ def kernels(sysm) -> dict:  # noqa: ANN001 - a layered RaggedBlockSystem
 
 
 def factor_times(n: int, repeats: int) -> dict:
-    """Median wall, user and system seconds of one factorisation (two threads) of the system of :func:`work`."""
+    """Median wall, user and system seconds of one factorisation (two threads) of :func:`layered_system`'s."""
     import resource
     import statistics
     from concurrent.futures import ThreadPoolExecutor
@@ -111,15 +127,10 @@ def factor_times(n: int, repeats: int) -> dict:
     import numpy as np
 
     import problems
-    from problems.ipm.block import RaggedBlockSystem
     from problems.ipm.lapack import BlasThreads, trim_heap
-    from problems.orbit import ReducedPDDP, symmetric_iid
 
-    spec = ReducedPDDP(symmetric_iid(n, [0.3, 0.7])).lp.spec
-    sysm = RaggedBlockSystem(spec.c, spec.A, spec.b, spec.src, spec.dst, spec.kappa, math.e, bounded=True)
-    rng = np.random.default_rng(0)
-    D = np.exp(rng.uniform(-2.0, 2.0, sysm.P))
-    E = np.exp(rng.uniform(-2.0, 2.0, sysm.K))
+    _spec, sysm = layered_system(n)
+    D, E = _scaling(sysm, np.random.default_rng(0))
     wall, user, system = [], [], []
     with ThreadPoolExecutor(2) as pool, BlasThreads(1):
         sysm.use_pool(pool)
@@ -167,11 +178,7 @@ def work(n: int, timed: bool = False) -> dict:
     and the bytes a Newton solve reads from the band factors, for the m = 2 reduced PD-DP LP at n."""
     import numpy as np
 
-    from problems.ipm.block import RaggedBlockSystem
-    from problems.orbit import ReducedPDDP, symmetric_iid
-
-    spec = ReducedPDDP(symmetric_iid(n, [0.3, 0.7])).lp.spec
-    sysm = RaggedBlockSystem(spec.c, spec.A, spec.b, spec.src, spec.dst, spec.kappa, math.e, bounded=True)
+    spec, sysm = layered_system(n)
     lay = sysm.layers
     assert lay is not None, "the m = 2 joint-type LP is layered"
     cholesky = staircase = schur = solve_flops = band = 0.0
