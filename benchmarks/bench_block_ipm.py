@@ -9,7 +9,8 @@ asks it on iterates), as the chain does on its first attempt.  Prints one JSON l
 the solve (``time.process_time``, so that other processes on a shared machine do not inflate it), wall seconds,
 peak RSS of the process, whether the returned point certifies, and its certified bounds.  ``--breakdown`` adds
 the process's CPU time (all threads) spent in the factorisations, in the Newton solves and in the certificates
-asked by the iteration, and their numbers (the Newton solves with their refinement steps).  PD-I's ε is ε_X + ``--eps``; PD-DP's is ``--eps``.  ``--krylov K``
+asked by the iteration, and their numbers (the Newton solves with their refinement steps).  PD-I's ε is
+ε_X + ``--eps``; PD-DP's is ``--eps``.  ``--krylov K``
 sets :data:`problems.ipm.iteration.KRYLOV_DIM` (0: Richardson refinement) and ``--tile T``
 :data:`problems.ipm.layered.TILE_ROWS` (0: banded triangular solves), to reproduce the before/after numbers
 of ``docs/benchmarks.md``; ``--refine-basic T`` sets :data:`problems.ipm.iteration.REFINE_TOL_BASIC` (0: the basic
