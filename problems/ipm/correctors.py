@@ -28,7 +28,7 @@ def centrality_correctors(
     w: np.ndarray,
     lam: np.ndarray,
     s: np.ndarray,
-    direction: tuple[np.ndarray, ...],
+    direction: tuple[np.ndarray, ...] | list[tuple[np.ndarray, ...]],
     target: float,
     max_correctors: int,
     refine: bool = False,
@@ -41,7 +41,12 @@ def centrality_correctors(
     pulled down by at most :math:`\beta_{\max}\sigma\mu`), and add the Newton direction for that change
     (zero feasibility residuals, the same factorisation).  A corrector is kept only if it lengthens the
     shorter step by at least 1 %; otherwise the loop stops.  Returns the direction and the number kept.
+
+    ``direction`` may be handed over as a one-element list, which is emptied: a direction replaced by a kept
+    corrector's is then freed (peak memory: at most two directions are alive, the kept one and the trial).
     """
+    if isinstance(direction, list):
+        direction = direction.pop()
     bmin, bmax = MCC_BETA
     lo, hi = bmin * target, bmax * target
 

@@ -330,6 +330,7 @@ class _Newton:
         *,
         homogeneous: bool = False,
         refine: bool = True,
+        last: bool = False,
     ) -> tuple[np.ndarray, ...]:
         r"""Newton direction for the complementarity right-hand sides (r_s, r_l).
 
@@ -337,7 +338,10 @@ class _Newton:
         the unrefined solve has read it (peak memory: the refinement does not need it).
 
         ``homogeneous=True`` solves with zero feasibility residuals (a centrality corrector's system);
-        ``refine=False`` skips iterative refinement (directions used only for centring or step prediction).
+        ``refine=False`` skips iterative refinement (directions used only for centring or step prediction);
+        ``last=True`` marks the last solve with the feasibility residuals: r_g and r_d are released once its
+        unrefined solve has read them (peak memory: the refinement does not need them, and the centrality
+        correctors solve with zero residuals).
 
         Refinement stops once equation (2) holds to :data:`REFINE_TOL` of ‖b‖ and equation (5) to
         :data:`REFINE_TOL_COMPLEMENTARITY` of max(|r_s|, μ), or, for a basic variable (:math:`s_j < z_j`), to
@@ -354,10 +358,12 @@ class _Newton:
             r_d = r_p = r_g = None
         else:
             r_d, r_p, r_g = self.r_d, self.r_p, self.r_g
+            if last:
+                self.r_d = self.r_g = None
         if isinstance(r_l, list):
             r_l = r_l.pop()
         d = self.raw(r_d, r_p, r_g, r_s, r_l)
-        del r_l
+        del r_l, r_d, r_g
         if not refine:
             return tuple(d)
         scale_s = np.maximum(np.abs(r_s), self.mu) * (REFINE_TOL_COMPLEMENTARITY / REFINE_TOL)
@@ -604,6 +610,7 @@ def solve_block_angular(
 
             del D  # the Newton solves form D∘r_g from λ, w and r_g
             newton_sys = _Newton(data, fac, zt, w, lam, s, r_d, r_p, r_g, mu, bnorm, pool)
+            del r_d, r_g  # the Newton solves' own now (released after the corrector's unrefined solve)
             newton = newton_sys.solve
             # early on the unrefined directions are accurate to ~1e-10 relative: predictor and centrality
             # correctors skip refinement until μ < REFINE_ALL_BELOW (refining only the sum of the corrector and the
@@ -627,16 +634,15 @@ def solve_block_angular(
             rl_c = [rl]  # handed over (freed after the unrefined solve)
             del rl
             del dz, dw, dnu, dlam, ds
-            dz, dw, dnu, dlam, ds = newton(rs_c, rl_c)
+            dz, dw, dnu, dlam, ds = newton(rs_c, rl_c, last=True)
             del rs_c
-            # the centrality correctors solve with zero residuals: r_g is no longer needed
-            newton_sys.r_g = None
-            del r_g
             trim_heap()
             kept = 0
             if max_correctors > 0:
+                handed: list[tuple[np.ndarray, ...]] = [(dz, dw, dnu, dlam, ds)]  # freed once replaced
+                del dz, dw, dnu, dlam, ds
                 (dz, dw, dnu, dlam, ds), kept = correctors.centrality_correctors(
-                    newton_sys, zt, w, lam, s, (dz, dw, dnu, dlam, ds), sigma * mu, max_correctors, late
+                    newton_sys, zt, w, lam, s, handed, sigma * mu, max_correctors, late
                 )
             # a direction refinement left inaccurate can step off the rounding floor: ask on this last good iterate
             if ask is not None and newton_sys.unrefined > REFINE_FAILED and ask(zt, nu, lam, s):

@@ -63,8 +63,8 @@ def _forest(spec: RatioLPSpec, z: np.ndarray, eps: float, tau: float) -> np.ndar
     rows = np.flatnonzero((slack < tau) & (z[src] > 0))
     if rows.size == 0:
         return rows
-    lo = np.minimum(src[rows], dst[rows])
-    hi = np.maximum(src[rows], dst[rows])
+    lo = np.minimum(src[rows], dst[rows]).astype(np.int64)  # keys lo·K + hi beyond 32 bits
+    hi = np.maximum(src[rows], dst[rows]).astype(np.int64)
     # one row per unordered pair of variables (the tighter one); weights > 0 (scipy drops explicit zeros)
     order = np.lexsort((slack[rows], hi, lo))
     rows, lo, hi = rows[order], lo[order], hi[order]

@@ -114,7 +114,7 @@ def fold(spec: RatioLPSpec, sigma: np.ndarray, block: np.ndarray | None = None) 
     ):
         return None
     # ratio rows: the image of row p is the row (σ(s_p), σ(d_p)), with the same κ
-    keys = spec.src * K + spec.dst
+    keys = spec.src.astype(np.int64) * K + spec.dst  # keys beyond 32 bits
     order = np.argsort(keys, kind="stable")
     sorted_keys = keys[order]
     if P > 1 and np.any(sorted_keys[1:] == sorted_keys[:-1]):

@@ -114,10 +114,13 @@ class RatioLPSpec:
 
     def __post_init__(self) -> None:
         self.c = np.ascontiguousarray(self.c, dtype=float)
-        self.group = np.ascontiguousarray(self.group, dtype=np.int64)
+        # index arrays in 32 bits where the sizes allow (m = 2, n = 200: 21 MB instead of 41 MB per array); keys
+        # formed from them (src·K + dst) are computed in 64 bits
+        index = np.int32 if max(self.c.size, np.size(self.src)) < 2**31 - 1 else np.int64
+        self.group = np.ascontiguousarray(self.group, dtype=index)
         self.b = np.ascontiguousarray(self.b, dtype=float)
-        self.src = np.ascontiguousarray(self.src, dtype=np.int64)
-        self.dst = np.ascontiguousarray(self.dst, dtype=np.int64)
+        self.src = np.ascontiguousarray(self.src, dtype=index)
+        self.dst = np.ascontiguousarray(self.dst, dtype=index)
         self.log_kappa = np.ascontiguousarray(self.log_kappa, dtype=float)
         self.K, self.G, self.P = self.c.size, self.b.size, self.src.size
         K = self.K

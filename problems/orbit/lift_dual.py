@@ -70,7 +70,7 @@ def lift_duals(program, result: SolveResult, pairs: tuple[np.ndarray, np.ndarray
     pi, pj = pairs
     src = idx[pi]  # (P, N)
     dst = idx[pj]
-    key = lp.spec.src * J.size + lp.spec.dst
+    key = lp.spec.src.astype(np.int64) * J.size + lp.spec.dst  # keys beyond 32 bits
     order = np.argsort(key)
     pos = np.searchsorted(key[order], (src * J.size + dst).ravel())
     move = order[np.clip(pos, 0, key.size - 1)]
