@@ -157,12 +157,13 @@ def main() -> None:
         spec.b,
         spec.src,
         spec.dst,
-        spec.kappa,
+        None,
         math.exp(eps),
         program=spec.program,
         bounded=not drop_nonneg(spec, eps),
         enough=enough,
         max_iter=args.max_iter,
+        log_kappa=spec.log_kappa,  # as the chain passes it
     )
     cpu, wall = time.process_time() - c0, time.perf_counter() - w0
     if sampler is not None:

@@ -141,7 +141,7 @@ class RaggedBlockSystem:
         b: np.ndarray,
         src: np.ndarray,
         dst: np.ndarray,
-        kappa: np.ndarray,
+        kappa: np.ndarray | None,
         r: float,
         *,
         bounded: bool = True,
@@ -149,7 +149,14 @@ class RaggedBlockSystem:
         layered: bool | None = None,
         sparse: bool | None = None,
         band_layer: np.ndarray | None = None,
+        log_kappa: np.ndarray | None = None,
     ) -> None:
+        # κ, or ln κ (``kappa=None``): a layered system then keeps the caller's ln κ and forms κ where it needs
+        # it (memory: κ is a P-vector, 41 MiB at m = 2, n = 200; NumPy's exp gives each entry the same value on
+        # a subset as on the whole array)
+        if kappa is None and log_kappa is None:
+            raise InvalidInputError("the block system needs the rows' κ or ln κ")
+        self._log_kappa = None if kappa is not None else np.asarray(log_kappa, dtype=float)
         c = np.asarray(c, dtype=float)
         K = c.size
         src = np.asarray(src, dtype=np.intp)
@@ -252,9 +259,7 @@ class RaggedBlockSystem:
         self.r = float(r)
         lay = self.layers
         try:
-            rows = scaled_ratio_rows(
-                pi, pj, np.asarray(kappa, dtype=float)[rorder], self.r, K, squares=lay is None
-            )
+            rows = scaled_ratio_rows(pi, pj, self._kappa_at(rorder, kappa), self.r, K, squares=lay is None)
         except ValueError as exc:
             raise InvalidInputError(f"{exc} (u_s ≤ … u_d and u_d ≤ … u_s)") from None
         self.row_scale, self.a_i, self.a_j, self.G0T, self.G0sqT, self.offprod, self.rev = rows
@@ -272,8 +277,8 @@ class RaggedBlockSystem:
             r2 = self.rev[r1]
             self._off_rows = (r1.astype(index), r2.astype(index))
             lay.off_rows = None  # type: ignore[assignment]  # read once, above; freed
-            # the row scaling g_p = 1/max(1, rκ_p) is recomputed from the caller's κ when unscaling
-            self._kappa = np.asarray(kappa, dtype=float)
+            # the row scaling g_p = 1/max(1, rκ_p) is recomputed from the caller's κ (or ln κ) when unscaling
+            self._kappa = None if kappa is None else np.asarray(kappa, dtype=float)
             self.row_scale = self.a_i = self.a_j = self.offprod = self.rev = None  # type: ignore[assignment]
             del pi, pj, r1, r2
         # linking rows: layered blocks have one unit entry per variable, in the row ``_layer[i]`` (A u is a
@@ -431,9 +436,17 @@ class RaggedBlockSystem:
         off = self.offprod * D
         return diag, off + off[self.rev]
 
+    def _kappa_at(self, rows: np.ndarray | slice, kappa: np.ndarray | None = None) -> np.ndarray:
+        """κ of the caller's ``rows``: from ``kappa`` (or the system's κ), else exp of the kept ln κ."""
+        kappa = getattr(self, "_kappa", None) if kappa is None else kappa
+        if kappa is not None:
+            return np.asarray(kappa, dtype=float)[rows]
+        assert self._log_kappa is not None  # one of the two is kept (__init__)
+        return np.exp(self._log_kappa[rows])
+
     def _offprod(self, rows: np.ndarray) -> np.ndarray:
         """a_i a_j = g · (−rκ g) of the scaled ratio rows ``rows`` (system order), as scaled_ratio_rows has it."""
-        coef = -self.r * self._kappa[self.rorder[rows]]
+        coef = -self.r * self._kappa_at(self.rorder[rows])
         g = 1.0 / np.maximum(1.0, np.abs(coef))
         return g * (coef * g)
 
@@ -465,7 +478,7 @@ class RaggedBlockSystem:
         lam_out = np.empty(self.P)
         if self.row_scale is None:  # g_p in the caller's row order, as scaled_ratio_rows computes it
             lam_out[self.rorder] = lam
-            lam_out *= 1.0 / np.maximum(1.0, np.abs(-self.r * self._kappa))
+            lam_out *= 1.0 / np.maximum(1.0, np.abs(-self.r * self._kappa_at(slice(None))))
             lam_out *= cs
         else:
             lam_out[self.rorder] = lam * self.row_scale * cs
@@ -564,7 +577,7 @@ def solve_block_lp(
     b: np.ndarray,
     src: np.ndarray,
     dst: np.ndarray,
-    kappa: np.ndarray,
+    kappa: np.ndarray | None,
     r: float,
     *,
     tol: float = 1e-9,
@@ -578,6 +591,7 @@ def solve_block_lp(
     enough: Callable[[np.ndarray, np.ndarray, np.ndarray], bool] | None = None,
     probe: Callable[[np.ndarray, np.ndarray, np.ndarray, int], bool] | None = None,
     band_layer: np.ndarray | None = None,
+    log_kappa: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int, float]:
     """Solve the block LP; returns ``(u, ν, λ, s, iterations, seconds)`` for rows ``u_s − rκ u_d ≤ 0``.
 
@@ -588,12 +602,24 @@ def solve_block_lp(
     (caller's order and scaling) may end the iteration early: see
     :func:`~problems.ipm.iteration.solve_block_angular`.  ``band_layer`` (one per variable) orders the banded
     factors of a system whose linking rows are not its layers (one linking row per block: see
-    :class:`~problems.ipm.layered.Layers`).
+    :class:`~problems.ipm.layered.Layers`).  ``kappa=None`` with ``log_kappa``: the rows' ln κ instead, kept by a
+    layered system in place of a P-vector of κ.
     """
     t0 = time.perf_counter()
     trim_heap()
     sysm = RaggedBlockSystem(
-        c, A, b, src, dst, kappa, r, bounded=bounded, layered=layered, sparse=sparse, band_layer=band_layer
+        c,
+        A,
+        b,
+        src,
+        dst,
+        kappa,
+        r,
+        bounded=bounded,
+        layered=layered,
+        sparse=sparse,
+        band_layer=band_layer,
+        log_kappa=log_kappa,
     )
 
     def stop(u, nu, lam, s) -> bool:  # noqa: ANN001 - the caller's test, on the unscaled iterate

@@ -143,9 +143,8 @@ class RatioLPSpec:
     # ------------------------------------------------------------------ matrices
     @property
     def kappa(self) -> np.ndarray:
-        if "kappa" not in self.cache:
-            self.cache["kappa"] = np.exp(self.log_kappa)
-        return self.cache["kappa"]
+        """exp(log_kappa), formed on each use (not cached: a P-vector, 41 MiB at m = 2, n = 200)."""
+        return np.exp(self.log_kappa)
 
     @property
     def A(self) -> sp.csr_matrix:

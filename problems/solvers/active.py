@@ -68,7 +68,7 @@ def run_block_lp(
         lp.b,
         lp.src,
         lp.dst,
-        lp.kappa,
+        None,  # κ from ln κ where the block system needs it (no P-vector of κ kept through the solve)
         math.exp(eps),
         program=lp.program,
         bounded=bounded,
@@ -79,6 +79,7 @@ def run_block_lp(
         tol=1e-9 if enough is None else BLOCK_LP_TOL,
         max_iter=max_iter,
         band_layer=lp.cache.get("band_layer"),
+        log_kappa=lp.log_kappa,
     )
     if fold is not None:
         u, nu, lam = fold.unfold(u, nu, lam)

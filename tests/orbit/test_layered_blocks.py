@@ -152,6 +152,20 @@ def test_layered_and_dense_block_factors_give_the_same_iterates():
     assert abs(spec.c @ u1 - spec.c @ u2) <= 1e-7 * spec.c @ u2
 
 
+@pytest.mark.parametrize("layered", [True, False])
+def test_the_block_method_from_log_kappa_returns_what_it_returns_from_kappa(layered):
+    """ln κ instead of κ (the chain's call: no P-vector of κ kept) gives the same iterates, bit for bit."""
+    spec = ReducedPDDP(parse_symmetric_prior(MIXTURE, 12, 2)).lp.spec
+    args = (spec.c, spec.A, spec.b, spec.src, spec.dst)
+    one = solve_block_lp(*args, spec.kappa, math.exp(1.0), layered=layered)
+    two = solve_block_lp(*args, None, math.exp(1.0), layered=layered, log_kappa=spec.log_kappa)
+    for a, b in zip(one[:4], two[:4]):
+        assert np.array_equal(a, b)
+    assert one[4] == two[4]
+    with pytest.raises(InvalidInputError, match="κ or ln κ"):
+        solve_block_lp(*args, None, math.exp(1.0))
+
+
 def test_enough_ends_the_iteration_at_the_first_iterate_it_accepts(highs_optimum):
     """The early-stop test is asked only once the duality gap is small, and its first yes ends the iteration."""
     from problems.ipm.structured import ENOUGH_GAP
