@@ -56,6 +56,7 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
 from ..errors import InvalidInputError, ProblemTooLargeError, SolverFailedError
+from ..indexing import index_dtype
 from .elementwise import map_parts, with_errstate
 from .iteration import BLAS_THREADS, SOLVER_NAME, schur_cholesky, solve_block_angular
 from .lapack import BlasThreads, lapack_kernels, trim_heap
@@ -156,6 +157,7 @@ class RaggedBlockSystem:
         # a subset as on the whole array)
         if kappa is None and log_kappa is None:
             raise InvalidInputError("the block system needs the rows' κ or ln κ")
+        self._kappa = None if kappa is None else np.asarray(kappa, dtype=float)
         self._log_kappa = None if kappa is not None else np.asarray(log_kappa, dtype=float)
         c = np.asarray(c, dtype=float)
         K = c.size
@@ -259,12 +261,12 @@ class RaggedBlockSystem:
         self.r = float(r)
         lay = self.layers
         try:
-            rows = scaled_ratio_rows(pi, pj, self._kappa_at(rorder, kappa), self.r, K, squares=lay is None)
+            rows = scaled_ratio_rows(pi, pj, self._kappa_at(rorder), self.r, K, squares=lay is None)
         except ValueError as exc:
             raise InvalidInputError(f"{exc} (u_s ≤ … u_d and u_d ≤ … u_s)") from None
         self.row_scale, self.a_i, self.a_j, self.G0T, self.G0sqT, self.offprod, self.rev = rows
         # P-sized index arrays in 32 bits where the sizes allow (the unscaling's row order)
-        index = np.int32 if max(K, P) < 2**31 - 1 else np.intp
+        index = index_dtype(K, P)
         self.rorder = rorder.astype(index)
         del rorder
         if lay is None:
@@ -278,7 +280,6 @@ class RaggedBlockSystem:
             self._off_rows = (r1.astype(index), r2.astype(index))
             lay.off_rows = None  # type: ignore[assignment]  # read once, above; freed
             # the row scaling g_p = 1/max(1, rκ_p) is recomputed from the caller's κ (or ln κ) when unscaling
-            self._kappa = None if kappa is None else np.asarray(kappa, dtype=float)
             self.row_scale = self.a_i = self.a_j = self.offprod = self.rev = None  # type: ignore[assignment]
             del pi, pj, r1, r2
         # linking rows: layered blocks have one unit entry per variable, in the row ``_layer[i]`` (A u is a
@@ -436,11 +437,10 @@ class RaggedBlockSystem:
         off = self.offprod * D
         return diag, off + off[self.rev]
 
-    def _kappa_at(self, rows: np.ndarray | slice, kappa: np.ndarray | None = None) -> np.ndarray:
-        """κ of the caller's ``rows``: from ``kappa`` (or the system's κ), else exp of the kept ln κ."""
-        kappa = getattr(self, "_kappa", None) if kappa is None else kappa
-        if kappa is not None:
-            return np.asarray(kappa, dtype=float)[rows]
+    def _kappa_at(self, rows: np.ndarray | slice) -> np.ndarray:
+        """κ of the caller's ``rows``: the caller's κ, or exp of its ln κ."""
+        if self._kappa is not None:
+            return self._kappa[rows]
         assert self._log_kappa is not None  # one of the two is kept (__init__)
         return np.exp(self._log_kappa[rows])
 

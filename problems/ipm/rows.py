@@ -7,15 +7,16 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
+from ..indexing import pair_keys
+
 __all__ = ["reverse_pairs", "ScaledRatioRows", "scaled_ratio_rows", "abs_product"]
 
 
 def reverse_pairs(src: np.ndarray, dst: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
     """For every pair p = (src_p, dst_p) of indices below ``size``: the index of the reversed pair
     (dst_p, src_p), and whether it exists (where it does not, the index is arbitrary)."""
-    src, dst = src.astype(np.int64, copy=False), dst.astype(np.int64, copy=False)  # keys beyond 32 bits
-    key = src * size + dst
-    rkey = dst * size + src
+    key = pair_keys(src, dst, size)
+    rkey = pair_keys(dst, src, size)
     order = np.argsort(key)
     pos = np.clip(np.searchsorted(key[order], rkey), 0, max(src.size - 1, 0))
     rev = order[pos]

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..indexing import index_dtype
 from .face import face_points
 from .spec import RatioLPSpec
 from .status import ABSOLUTE_GAP, RELATIVE_GAP, UNIT_ROUNDOFF, bounds_agree, decide_status, refined
@@ -326,7 +327,7 @@ def _rows_by(spec: RatioLPSpec, side: str) -> tuple[np.ndarray, np.ndarray]:
     the start of each variable's run (CSR pointers).  Not cached: a reduced LP's sides are a few sorted runs
     (m = 2, n = 200: 20 ms per side), and a cache on the spec held 51 MiB through the block method's iterations."""
     ends = getattr(spec, side)
-    index = np.int32 if spec.P < 2**31 else np.int64
+    index = index_dtype(spec.K, spec.P)
     order = np.argsort(ends, kind="stable").astype(index)
     start = np.zeros(spec.K + 1, dtype=index)
     np.cumsum(np.bincount(ends, minlength=spec.K), out=start[1:])

@@ -41,6 +41,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import breadth_first_order, connected_components, minimum_spanning_tree
 
+from ..indexing import pair_keys
 from .spec import RatioLPSpec
 
 __all__ = ["face_point", "face_points", "TIGHT_SLACKS", "face_level_gap"]
@@ -63,8 +64,8 @@ def _forest(spec: RatioLPSpec, z: np.ndarray, eps: float, tau: float) -> np.ndar
     rows = np.flatnonzero((slack < tau) & (z[src] > 0))
     if rows.size == 0:
         return rows
-    lo = np.minimum(src[rows], dst[rows]).astype(np.int64)  # keys lo·K + hi beyond 32 bits
-    hi = np.maximum(src[rows], dst[rows]).astype(np.int64)
+    lo = np.minimum(src[rows], dst[rows])
+    hi = np.maximum(src[rows], dst[rows])
     # one row per unordered pair of variables (the tighter one); weights > 0 (scipy drops explicit zeros)
     order = np.lexsort((slack[rows], hi, lo))
     rows, lo, hi = rows[order], lo[order], hi[order]
@@ -74,8 +75,8 @@ def _forest(spec: RatioLPSpec, z: np.ndarray, eps: float, tau: float) -> np.ndar
     weight = 1.0 + np.maximum(slack[rows], 0.0)
     tree = minimum_spanning_tree(sp.csr_matrix((weight, (lo, hi)), shape=(K, K))).tocoo()
     # back from the tree's (lo, hi) pairs to the rows: the pairs are unique and sorted by (lo, hi)
-    key = lo * K + hi
-    pos = np.searchsorted(key, tree.row.astype(np.int64) * K + tree.col.astype(np.int64))
+    key = pair_keys(lo, hi, K)
+    pos = np.searchsorted(key, pair_keys(tree.row, tree.col, K))
     return rows[pos]
 
 

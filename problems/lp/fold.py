@@ -43,6 +43,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..indexing import index_dtype, pair_keys
 from .active_blocks import blocks_of
 from .spec import RatioLPSpec
 
@@ -114,12 +115,12 @@ def fold(spec: RatioLPSpec, sigma: np.ndarray, block: np.ndarray | None = None) 
     ):
         return None
     # ratio rows: the image of row p is the row (σ(s_p), σ(d_p)), with the same κ
-    keys = spec.src.astype(np.int64) * K + spec.dst  # keys beyond 32 bits
+    keys = pair_keys(spec.src, spec.dst, K)
     order = np.argsort(keys, kind="stable")
     sorted_keys = keys[order]
     if P > 1 and np.any(sorted_keys[1:] == sorted_keys[:-1]):
         return None
-    image = sigma[spec.src] * K + sigma[spec.dst]
+    image = pair_keys(sigma[spec.src], sigma[spec.dst], K)
     at = np.minimum(np.searchsorted(sorted_keys, image), max(P - 1, 0))
     if P and np.any(sorted_keys[at] != image):
         return None
@@ -171,7 +172,7 @@ def fold(spec: RatioLPSpec, sigma: np.ndarray, block: np.ndarray | None = None) 
     )
     folded_spec.cache["band_layer"] = group[reps]
     row_weight = size[orbit[spec.src]] / qsize[row_orbit]
-    index = np.int32 if max(K, P) < 2**31 else np.int64  # kept for the whole solve: P-vectors of 4 bytes
+    index = index_dtype(K, P)  # kept for the whole solve: P-vectors of 4 bytes
     return Fold(folded_spec, orbit.astype(index), size, group_orbit, row_orbit.astype(index), row_weight)
 
 

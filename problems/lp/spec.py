@@ -34,6 +34,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import ShapeMismatchError
+from ..indexing import index_dtype
 
 __all__ = ["RatioLPSpec", "DenseLayout", "dense_spec", "reduced_spec", "LOG_KAPPA_ERROR"]
 
@@ -115,8 +116,8 @@ class RatioLPSpec:
     def __post_init__(self) -> None:
         self.c = np.ascontiguousarray(self.c, dtype=float)
         # index arrays in 32 bits where the sizes allow (m = 2, n = 200: 21 MB instead of 41 MB per array); keys
-        # formed from them (src·K + dst) are computed in 64 bits
-        index = np.int32 if max(self.c.size, np.size(self.src)) < 2**31 - 1 else np.int64
+        # formed from them (src·K + dst) are computed in 64 bits (problems.indexing)
+        index = index_dtype(self.c.size, np.size(self.src))
         self.group = np.ascontiguousarray(self.group, dtype=index)
         self.b = np.ascontiguousarray(self.b, dtype=float)
         self.src = np.ascontiguousarray(self.src, dtype=index)

@@ -36,6 +36,7 @@ from scipy.special import gammaln
 
 from ..certificate import Certificate
 from ..errors import InvalidInputError
+from ..indexing import pair_keys
 from ..lp.bounds import certify
 from ..result import SolveResult
 from ..solvers.chain import certificate_of
@@ -70,11 +71,12 @@ def lift_duals(program, result: SolveResult, pairs: tuple[np.ndarray, np.ndarray
     pi, pj = pairs
     src = idx[pi]  # (P, N)
     dst = idx[pj]
-    key = lp.spec.src.astype(np.int64) * J.size + lp.spec.dst  # keys beyond 32 bits
+    key = pair_keys(lp.spec.src, lp.spec.dst, J.size)
     order = np.argsort(key)
-    pos = np.searchsorted(key[order], (src * J.size + dst).ravel())
+    wanted = pair_keys(src, dst, J.size).ravel()
+    pos = np.searchsorted(key[order], wanted)
     move = order[np.clip(pos, 0, key.size - 1)]
-    if not np.array_equal(key[move], (src * J.size + dst).ravel()):
+    if not np.array_equal(key[move], wanted):
         raise InvalidInputError("some dense ratio row has no reduced move (wrong program or pairs?)")
     # T_ab of the source cell: a = x_k, b = y_k in the row k where x and x' differ
     k = np.argmax(X[pi] != X[pj], axis=1)  # (P,)
