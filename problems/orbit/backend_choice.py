@@ -61,9 +61,10 @@ def first_backends(
       (:func:`problems.solvers.scaled_lp.mass_floor`) it proves the small values of large ε in one solve (n = 100,
       ε = 20: 3–4 s for the i.i.d. and mixture priors, where the plain LP's multipliers leave a gap of 1e-6), and
       from ε = 6 on it certifies alone where plain HiGHS first left a gap (n = 100, ε = 6 and 7, i.i.d., mixture
-      and contagious priors: 100.5 s for the ten points against 175.7 s with plain HiGHS first); where neither
-      does (contagious PD-DP at ε = 20, n = 100: both HiGHS points lie 1e-5 above the optimum) the block method's
-      multipliers certify.  Where the floored columns apply, the block method comes next at every ε, then HiGHS
+      and contagious priors: 100.5 s for the ten points against 175.7 s with plain HiGHS first); without HiGHS's
+      own scaling of the simplex first it also proves the contagious priors at ε = 18–22 (n = 100: 2.9–4.7 s, where
+      the block method answered in 10.9–40.0 s after HiGHS's scaled simplex missed); where it does not, the block
+      method's multipliers certify.  Where the floored columns apply, the block method comes next at every ε, then HiGHS
       in E_d-scaled columns, and plain HiGHS (which certified none of the points they missed) last: side by side
       on the contagious priors at n = 60, 80 and 100, ε = 18, 20 and 22, where ``HIGHS-MASS`` misses, the block
       method second certifies in 225 s for the nine points at n = 100 where ``HIGHS-SCALED`` second took 336 s

@@ -47,6 +47,7 @@ from .settings import (
     DEFAULT_TIME_LIMIT,
     HIGHS_AFTER_BLOCK_FROM,
     HIGHS_LP_OPTIONS,
+    HIGHS_MASS_OPTIONS,
     LP_ORDER,
     SCALE_MIN_EPS,
     SCS_LP_OPTIONS,
@@ -292,6 +293,7 @@ class HighsBackend:
         scale: bool,
         mass: bool = False,
         sc: ScaledLP | None = None,
+        options: dict | None = None,
     ) -> RawSolution:
         from scipy.optimize import linprog
 
@@ -320,7 +322,7 @@ class HighsBackend:
                     b_eq=spec.b,
                     bounds=(0, None),
                     method="highs",
-                    options={"time_limit": float(time_limit), **HIGHS_LP_OPTIONS},
+                    options={"time_limit": float(time_limit), **HIGHS_LP_OPTIONS, **(options or {})},
                 )
             except Exception as exc:  # noqa: BLE001
                 raise BackendError(f"{type(exc).__name__}: {exc}") from exc
@@ -344,6 +346,8 @@ class HighsScaledBackend(HighsBackend):
     #: floor the columns by the rows' prior mass (:class:`HighsMassBackend`)
     mass = False
     columns = "E_d-scaled columns"
+    #: the solves, in order (:meth:`solve`): a label for the attempt's status and HiGHS's options
+    options: tuple[tuple[str, dict], ...] = (("", {}),)
 
     def solve(
         self, spec: RatioLPSpec, eps: float, *, time_limit: float, enough: Enough | None = None
@@ -358,8 +362,25 @@ class HighsScaledBackend(HighsBackend):
         # ε = 30, floored columns: 5 % of them kept), and HiGHS's memory is that of the rows it is given
         sc = scaled_lp(spec, eps, scale=True, mass=self.mass)
         _require_backend_memory(spec, "HiGHS", highs=True, rows=int(sc.keep.size))
-        raw = self._solve(spec, eps, time_limit, scale=True, mass=self.mass, sc=sc)
-        return replace(raw, status=f"{raw.status} ({self.columns})", seconds=time.perf_counter() - t0)
+        # one solve per entry of ``options``, the next only where the chain's test does not prove the last point
+        # (a failed solve raises only if it was the last)
+        raw, how, failed = None, "", None
+        for k, (label, opts) in enumerate(self.options):
+            left = time_limit - (time.perf_counter() - t0)
+            if k > 0 and left <= 0:
+                break
+            try:
+                raw = self._solve(spec, eps, left, scale=True, mass=self.mass, sc=sc, options=opts)
+            except BackendError as exc:
+                failed = exc
+                continue
+            how = f"; {label}" if label else ""
+            if enough is None or k == len(self.options) - 1 or enough(raw.z, raw.nu, raw.lam):
+                break
+        if raw is None:
+            assert failed is not None
+            raise failed
+        return replace(raw, status=f"{raw.status} ({self.columns}{how})", seconds=time.perf_counter() - t0)
 
 
 class HighsMassBackend(HighsScaledBackend):
@@ -370,13 +391,16 @@ class HighsMassBackend(HighsScaledBackend):
     uses that: the rows next to the point masses give up their accuracy so that the point masses' rows become
     almost deterministic, with entries up to 1e13 times E_d's (n = 60, ε = 30), out of reach in E_d's columns.
     Measured at m = 2, n = 100, contagious (0.2; 0.3, 0.7): ε = 27–32 certified in 1–3 s (E_d's columns: the
-    value of E_d, 25 % above the optimum); at ε = 10 and 20 HiGHS stops at a vertex 1e-5 above the optimum there,
-    which E_d's columns reach."""
+    value of E_d, 25 % above the optimum).  The columns are scaled already, so HiGHS's simplex first runs without
+    its own scaling (:data:`~problems.solvers.settings.HIGHS_MASS_OPTIONS`): with it, the contagious priors at
+    ε = 18–22 stopped at a vertex 1e-5 above the optimum or with status 4 (n = 100), without it they are proved in
+    3–5 s; where that point is not proved (ε ≥ 30, 0.1–0.3 s), the same attempt solves again with HiGHS's scaling."""
 
     name = "HIGHS-MASS"
     needs = "the prior masses of its rows (the reduced PD-DP)"
     mass = True
     columns = "E_d columns floored by the prior mass"
+    options = HIGHS_MASS_OPTIONS
 
     def supports(self, spec: RatioLPSpec) -> bool:
         return spec.dense is None and spec.log_group_mass is not None

@@ -148,6 +148,82 @@ def test_large_eps_tries_the_floored_columns_then_the_block_method(prior, eps):
     _check("pd-dp", prior, 30, eps)
 
 
+@pytest.mark.parametrize("prior", ["contagious:0.9:0.3,0.7", "contagious:0.9:0.5,0.5"])
+def test_floored_columns_answer_with_highs_scaling_where_its_own_point_is_not_proved(prior):
+    """n = 30, ε = 20: HiGHS without its own scaling stops at a point the certificate does not prove; the same
+    attempt solves again with HiGHS's scaling, which is proved.  Equal to the independently built LP."""
+    from problems.orbit import ReducedPDDP
+
+    res = ReducedPDDP(parse_symmetric_prior(prior, 30, 2)).solve(20.0, method="lp")
+    assert res.stats.solver == "HIGHS-MASS", res.stats.attempts
+    assert "simplex scaled by HiGHS" in res.stats.attempts[0][1], res.stats.attempts
+    _check("pd-dp", prior, 30, 20.0)
+
+
+def _mass_backend(monkeypatch, outcomes):  # noqa: ANN001, ANN202
+    """HIGHS-MASS whose HiGHS solves return (or raise) ``outcomes`` in turn; the options of each solve recorded."""
+    import numpy as np
+
+    from problems.solvers import backends
+
+    calls: list[dict] = []
+
+    def fake(self, spec, eps, time_limit, scale, mass=False, sc=None, options=None):  # noqa: ANN001, ANN202, ARG001
+        calls.append(options)
+        out = outcomes[len(calls) - 1]
+        if isinstance(out, Exception):
+            raise out
+        return backends.RawSolution(
+            np.full(spec.K, out), np.zeros(spec.G), np.zeros(spec.P), "optimal", 1, 0.0
+        )
+
+    monkeypatch.setattr(backends.HighsBackend, "_solve", fake)
+    return backends.HighsMassBackend(), calls
+
+
+@pytest.mark.parametrize(
+    "outcomes,proved_at,solves,answer",
+    [
+        ([1.0, 2.0], 1.0, 1, 1.0),  # the first point is proved: one solve
+        ([1.0, 2.0], 2.0, 2, 2.0),  # it is not: HiGHS's scaling next, its point returned
+        ([1.0, 2.0], None, 2, 2.0),  # neither is (the chain keeps the proofs of both)
+        (["raise", 2.0], None, 2, 2.0),  # the first fails: the second runs
+        ([1.0, "raise"], None, 2, 1.0),  # the last fails: the point there is
+    ],
+)
+def test_floored_columns_solve_again_with_highs_scaling_only_where_needed(
+    monkeypatch, outcomes, proved_at, solves, answer
+):
+    from problems.solvers import backends
+    from problems.solvers.settings import HIGHS_MASS_OPTIONS
+
+    outs = [backends.BackendError("status 4") if o == "raise" else o for o in outcomes]
+    be, calls = _mass_backend(monkeypatch, outs)
+    spec = _small_spec()
+    raw = be.solve(spec, 20.0, time_limit=60.0, enough=lambda z, nu, lam: z[0] == proved_at)
+    assert calls == [opts for _, opts in HIGHS_MASS_OPTIONS[:solves]]
+    assert [opts for _, opts in HIGHS_MASS_OPTIONS] == [{"simplex_scale_strategy": 0}, {}]
+    assert raw.z[0] == answer
+    label = HIGHS_MASS_OPTIONS[0 if answer == 1.0 else 1][0]
+    assert raw.status == f"optimal (E_d columns floored by the prior mass; {label})"
+
+
+def test_floored_columns_raise_when_every_solve_fails(monkeypatch):
+    from problems.solvers import backends
+
+    be, calls = _mass_backend(monkeypatch, [backends.BackendError("a"), backends.BackendError("b")])
+    with pytest.raises(backends.BackendError, match="b"):
+        be.solve(_small_spec(), 20.0, time_limit=60.0, enough=lambda z, nu, lam: True)
+    assert len(calls) == 2
+
+
+def _small_spec():  # noqa: ANN202
+    """The reduced PD-DP LP at n = 6 (contagious prior)."""
+    from problems.orbit import ReducedPDDP
+
+    return ReducedPDDP(parse_symmetric_prior(CONTAGIOUS, 6, 2)).lp.spec
+
+
 @pytest.mark.parametrize("slack", [5.0, 10.0])
 def test_pd_i_far_above_eps_X_tries_highs_first(slack):
     """m = 2 PD-I from ε_X + 5: HiGHS, then HiGHS in E_d-scaled columns, then the block method; certified and
