@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..solvers.settings import (
+    HIGHS_AFTER_BLOCK_FROM,
     LAYERED_MIN_VARIABLES,
     PDI_BLOCK_MARGIN,
     PDI_HIGHS_SLACK,
@@ -40,19 +41,26 @@ def first_backends(
     eps_X: float | None = None,
     at_boundary: bool = False,
     floored: bool = False,
+    variables: int = 0,
 ) -> str | tuple[str, ...]:
     """The back ends the reduced LP at ε tries first, given the program's choice ``backend``
     (:func:`choose_backend`); ``eps_X`` is PD-I's ε_X (None for PD-DP and R-PD), ``at_boundary`` whether ε is
-    so close to it that the feasible set has no interior, and ``floored`` whether the LP has the prior masses of
-    its rows (the joint-type PD-DP: ``HIGHS-MASS`` applies).  Measured (``docs/benchmarks.md``, large ε):
+    so close to it that the feasible set has no interior, ``floored`` whether the LP has the prior masses of
+    its rows (the joint-type PD-DP: ``HIGHS-MASS`` applies), and ``variables`` the LP's size.  Measured
+    (``docs/benchmarks.md``, large ε):
 
     * PD-I at and just above ε_X (and for m ≥ 3 below ε_X + :data:`PDI_BLOCK_MARGIN`): Clarabel — the block method
       would stall and fall back anyway (``docs/orbit_reduction.md`` §10);
     * m = 2 PD-I whose ε and ε_X are both at least :data:`SCALE_MIN_EPS` (contagious priors: coefficients spanning
       e^{±ε_X}): Clarabel, then its joint scaling (CLARABEL-ALT, next in the chain);
-    * m = 2 PD-I from ε_X + :data:`PDI_HIGHS_SLACK`: HiGHS, HiGHS in E_d-scaled columns, the block method (n = 100,
-      ε_X + 5: i.i.d. (0.3, 0.7) 9.8 s against 17.4 s with the block method first, the README mixture 7.3 against
-      13.7 s);
+    * m = 2 PD-I from ε_X + :data:`PDI_HIGHS_SLACK`: HiGHS (n = 100, ε_X + 5: i.i.d. (0.3, 0.7) 9.8 s against
+      17.4 s with the block method first, the README mixture 7.3 against 13.7 s), then HiGHS in E_d-scaled columns
+      and the block method, the block method first above
+      :data:`~problems.solvers.settings.HIGHS_AFTER_BLOCK_FROM` variables: at n = 100 (176 851) the scaled
+      simplex took 33–125 s for i.i.d. (0.3, 0.7) at ε_X + 6 to + 12, where the block method certifies in
+      18–23 s, and the chain's 14 points (i.i.d. and the README mixture, ε_X + 6 to + 30) took 284 s against 459 s
+      with it second, the longest 27 s against 125 s; at n = 60 (39 711) the scaled simplex second is faster
+      (i.i.d. and mixture, 28.5 + 10.5 s against 31.1 + 18.4 s);
     * m = 2 from ε = :data:`SCALE_MIN_EPS`: HiGHS in columns floored by the prior mass (``HIGHS-MASS``, where the
       LP has its rows' masses: the joint-type PD-DP), the block method, HiGHS in E_d-scaled columns, plain HiGHS;
       without the masses HiGHS, then the block method (a back end that does not apply is left out of the chain
@@ -78,6 +86,8 @@ def first_backends(
         if m == 2 and min(eps, eps_X) >= SCALE_MIN_EPS:
             return "clarabel"
         if m == 2 and eps - eps_X >= PDI_HIGHS_SLACK:
+            if variables > HIGHS_AFTER_BLOCK_FROM:
+                return ("highs", "block", "highs-scaled")
             return ("highs", "highs-scaled", "block")
     if m == 2 and eps >= SCALE_MIN_EPS and floored:
         return ("highs-mass", "block", "highs-scaled", "highs")

@@ -617,10 +617,10 @@ class ReducedPDI(_PriorProgram):
 
     def _lp_backend(self, eps: float) -> str | tuple[str, ...]:
         """The back ends the LP at ε tries first (:func:`~problems.orbit.backend_choice.first_backends`)."""
-        at_boundary = eps - self.eps_X <= INTERIOR_MARGIN * (
-            1.0 + abs(eps)
-        )  # no interior, as in solvers.chain
-        return first_backends(self.backend, self.m, eps, eps_X=self.eps_X, at_boundary=at_boundary)
+        no_interior = eps - self.eps_X <= INTERIOR_MARGIN * (1.0 + abs(eps))  # as in solvers.chain
+        return first_backends(
+            self.backend, self.m, eps, eps_X=self.eps_X, at_boundary=no_interior, variables=self.lp.K
+        )
 
     def solve(
         self, eps: float, *, solver: str | None = None, method: str = "auto", path: str | None = None

@@ -135,9 +135,10 @@ LAYERED_MIN_VARIABLES: Final = 1500
 #: PD-I with ε − ε_X below this is solved by Clarabel even when the block back end is chosen (m ≥ 3).
 PDI_BLOCK_MARGIN: Final = 0.25
 #: m = 2 reduced PD-I with ε − ε_X at least this (and ε_X below SCALE_MIN_EPS) tries HiGHS first, then HiGHS in
-#: E_d-scaled columns, then the block method (measured, i.i.d. (0.3, 0.7), n = 100, ε_X + 5: HiGHS certifies in
-#: 9.6 s, the block method needed 141 s; the README mixture at ε_X + 10: scaled HiGHS 7.3 s, the block method 58 s;
-#: at ε_X + 3 and + 4, n = 60, HiGHS does not certify and the block method does in 6–7 s).
+#: E_d-scaled columns and the block method, the block method first above :data:`HIGHS_AFTER_BLOCK_FROM` variables
+#: (measured, i.i.d. (0.3, 0.7), n = 100, ε_X + 5: HiGHS certifies in 9.6 s, the block method then needed 141 s;
+#: at ε_X + 3 and + 4, n = 60, HiGHS does not certify and the block method does in 6–7 s; the order after HiGHS:
+#: :func:`problems.orbit.backend_choice.first_backends`).
 PDI_HIGHS_SLACK: Final = 5.0
 
 # ------------------------------------------------------------------------------------------- the LP chain

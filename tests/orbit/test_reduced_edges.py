@@ -242,6 +242,24 @@ def test_pd_i_far_above_eps_X_tries_highs_first(slack):
     _check("pd-i", "iid:0.3,0.7", 30, eps)
 
 
+@pytest.mark.parametrize("slack", [8.0, 10.0])
+def test_large_pd_i_far_above_eps_X_tries_the_block_method_before_scaled_highs(monkeypatch, slack):
+    """Above ``HIGHS_AFTER_BLOCK_FROM`` variables (lowered here to n = 30's LP) PD-I from ε_X + 5 tries HiGHS, then
+    the block method, then HiGHS in E_d-scaled columns.  At these points HiGHS's multipliers leave a gap and the
+    block method certifies; equal to the independently built LP."""
+    from problems.orbit import ReducedPDI, backend_choice
+
+    monkeypatch.setattr(backend_choice, "HIGHS_AFTER_BLOCK_FROM", 1000)
+    prog = ReducedPDI(parse_symmetric_prior("iid:0.3,0.7", 30, 2))
+    eps = prog.eps_X + slack
+    assert prog.lp.K > 1000
+    assert prog._lp_backend(eps) == ("highs", "block", "highs-scaled")
+    res = prog.solve(eps, method="lp")
+    names = [name for name, _ in res.stats.attempts]
+    assert names[:2] == ["HIGHS", "BLOCK"] and res.stats.solver == "BLOCK", names
+    _check("pd-i", "iid:0.3,0.7", 30, eps)
+
+
 def test_first_backends_by_regime():
     """The measured choice of the back ends tried first (``problems.orbit.backend_choice.first_backends``)."""
     from problems.orbit.backend_choice import first_backends
@@ -262,6 +280,13 @@ def test_first_backends_by_regime():
     assert first_backends("block", 3, 1.1, eps_X=1.0) == "clarabel"
     assert first_backends("block", 2, 40.0, eps_X=39.5) == "clarabel"  # contagious: e^{±ε_X} coefficients
     assert first_backends("block", 2, 6.0, eps_X=0.85) == ("highs", "highs-scaled", "block")
+    # PD-I far above ε_X on a large LP (n = 100: 176 851 variables): the block method before scaled HiGHS
+    assert first_backends("block", 2, 6.0, eps_X=0.85, variables=176_851) == (
+        "highs",
+        "block",
+        "highs-scaled",
+    )
+    assert first_backends("block", 2, 6.0, eps_X=0.85, variables=39_711) == ("highs", "highs-scaled", "block")
     assert first_backends("block", 2, 3.0, eps_X=0.85) == "block"
 
 
