@@ -6,6 +6,7 @@ from ..solvers.settings import (
     HIGHS_AFTER_BLOCK_FROM,
     LAYERED_MIN_VARIABLES,
     PDI_BLOCK_MARGIN,
+    PDI_CLARABEL_EPS_X,
     PDI_HIGHS_SLACK,
     SCALE_MIN_EPS,
     SMALL_LP_SIZE,
@@ -51,8 +52,9 @@ def first_backends(
 
     * PD-I at and just above ε_X (and for m ≥ 3 below ε_X + :data:`PDI_BLOCK_MARGIN`): Clarabel — the block method
       would stall and fall back anyway (``docs/orbit_reduction.md`` §10);
-    * m = 2 PD-I whose ε and ε_X are both at least :data:`SCALE_MIN_EPS` (contagious priors: coefficients spanning
-      e^{±ε_X}): Clarabel, then its joint scaling (CLARABEL-ALT, next in the chain);
+    * m = 2 PD-I whose ε_X is at least :data:`~problems.solvers.settings.PDI_CLARABEL_EPS_X` (contagious priors:
+      coefficients spanning e^{±ε_X}): Clarabel, then its joint scaling (CLARABEL-ALT, next in the chain); below it
+      (mixtures with components near 0 and 1: ε_X = 6.9 to 27.6) the block method certifies first;
     * m = 2 PD-I from ε_X + :data:`PDI_HIGHS_SLACK`: HiGHS (n = 100, ε_X + 5: i.i.d. (0.3, 0.7) 9.8 s against
       17.4 s with the block method first, the README mixture 7.3 against 13.7 s), then HiGHS in E_d-scaled columns
       and the block method, the block method first above
@@ -83,12 +85,13 @@ def first_backends(
     if eps_X is not None:
         if at_boundary or (m >= 3 and eps - eps_X < PDI_BLOCK_MARGIN):
             return "clarabel"
-        if m == 2 and min(eps, eps_X) >= SCALE_MIN_EPS:
+        if m == 2 and eps_X >= PDI_CLARABEL_EPS_X:
             return "clarabel"
         if m == 2 and eps - eps_X >= PDI_HIGHS_SLACK:
             if variables > HIGHS_AFTER_BLOCK_FROM:
                 return ("highs", "block", "highs-scaled")
             return ("highs", "highs-scaled", "block")
+        return backend  # PD-I's slack ε − ε_X decides, not ε (the rules below are PD-DP's at large ε)
     if m == 2 and eps >= SCALE_MIN_EPS and floored:
         return ("highs-mass", "block", "highs-scaled", "highs")
     if m == 2 and eps >= SCALE_MIN_EPS:

@@ -40,6 +40,7 @@ __all__ = [
     "LAYERED_MIN_VARIABLES",
     "PDI_BLOCK_MARGIN",
     "PDI_HIGHS_SLACK",
+    "PDI_CLARABEL_EPS_X",
     "INTERIOR_MARGIN",
     "ANNOUNCE_SIZE",
     "TIGHTEN_COST",
@@ -132,9 +133,15 @@ LP_ONLY_SOLVERS: Final = frozenset({"HIGHS", "GLPK", "GLOP", "CBC", "SCIPY"})
 SMALL_LP_SIZE: Final = 20_000
 #: m = 2 joint-type LPs with more variables than this start with the layered block method (n ≥ 20).
 LAYERED_MIN_VARIABLES: Final = 1500
+#: m = 2 reduced PD-I with ε_X at least this starts with Clarabel, then its joint scaling (contagious priors: ratio
+#: coefficients spanning e^{±ε_X}, optima of 1e-18 and below, which the block method in unscaled columns cannot
+#: sharpen to 1e-6 relative; ε_X = 43, n = 60: 3.4 s against 6.0 s with the block method first).  Below it the block
+#: method goes first as for any prior (measured: mixtures with components near 0 and 1, ε_X = 6.9, 18.4 and 27.6,
+#: n = 60: 1.1–9.1 s against 5.7–26.7 s with Clarabel first; n = 100, ε_X = 6.9, ε_X + 0.3: 23.5 s against 115.9 s).
+PDI_CLARABEL_EPS_X: Final = 30.0
 #: PD-I with ε − ε_X below this is solved by Clarabel even when the block back end is chosen (m ≥ 3).
 PDI_BLOCK_MARGIN: Final = 0.25
-#: m = 2 reduced PD-I with ε − ε_X at least this (and ε_X below SCALE_MIN_EPS) tries HiGHS first, then HiGHS in
+#: m = 2 reduced PD-I with ε − ε_X at least this (and ε_X below PDI_CLARABEL_EPS_X) tries HiGHS first, then HiGHS in
 #: E_d-scaled columns and the block method, the block method first above :data:`HIGHS_AFTER_BLOCK_FROM` variables
 #: (measured, i.i.d. (0.3, 0.7), n = 100, ε_X + 5: HiGHS certifies in 9.6 s, the block method then needed 141 s;
 #: at ε_X + 3 and + 4, n = 60, HiGHS does not certify and the block method does in 6–7 s; the order after HiGHS:

@@ -260,6 +260,22 @@ def test_large_pd_i_far_above_eps_X_tries_the_block_method_before_scaled_highs(m
     _check("pd-i", "iid:0.3,0.7", 30, eps)
 
 
+@pytest.mark.parametrize("slack", [0.3, 2.0, 6.0])
+def test_pd_i_with_a_moderate_eps_X_is_certified_from_the_block_method_or_highs(slack):
+    """A mixture with components near 0 and 1 (ε_X = 6.9, below ``PDI_CLARABEL_EPS_X``): PD-I starts with the
+    block method (from ε_X + 5 with HiGHS), not with Clarabel; certified and equal to the independently built LP."""
+    from problems.orbit import ReducedPDI
+    from problems.solvers.settings import PDI_CLARABEL_EPS_X
+
+    prior = "mixture:0.3,0.3,0.4/0.999,0.001/0.5,0.5/0.001,0.999"
+    prog = ReducedPDI(parse_symmetric_prior(prior, 30, 2))
+    assert 6.0 < prog.eps_X < PDI_CLARABEL_EPS_X
+    eps = prog.eps_X + slack
+    res = prog.solve(eps, method="lp")
+    assert res.stats.attempts[0][0] == ("HIGHS" if slack >= 5.0 else "BLOCK"), res.stats.attempts
+    _check("pd-i", prior, 30, eps)
+
+
 def test_first_backends_by_regime():
     """The measured choice of the back ends tried first (``problems.orbit.backend_choice.first_backends``)."""
     from problems.orbit.backend_choice import first_backends
@@ -279,6 +295,11 @@ def test_first_backends_by_regime():
     assert first_backends("block", 2, 1.2, eps_X=1.0, at_boundary=True) == "clarabel"
     assert first_backends("block", 3, 1.1, eps_X=1.0) == "clarabel"
     assert first_backends("block", 2, 40.0, eps_X=39.5) == "clarabel"  # contagious: e^{±ε_X} coefficients
+    assert first_backends("block", 2, 30.3, eps_X=30.0) == "clarabel"
+    # ε_X below PDI_CLARABEL_EPS_X (a mixture with components near 0 and 1): the block method, HiGHS from ε_X + 5
+    assert first_backends("block", 2, 7.2, eps_X=6.9) == "block"
+    assert first_backends("block", 2, 12.0, eps_X=6.9) == ("highs", "highs-scaled", "block")
+    assert first_backends("block", 2, 6.2, eps_X=1.39) == "block"  # PD-I's slack decides, not ε
     assert first_backends("block", 2, 6.0, eps_X=0.85) == ("highs", "highs-scaled", "block")
     # PD-I far above ε_X on a large LP (n = 100: 176 851 variables): the block method before scaled HiGHS
     assert first_backends("block", 2, 6.0, eps_X=0.85, variables=176_851) == (
