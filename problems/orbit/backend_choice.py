@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from ..solvers.settings import (
-    HIGHS_AFTER_BLOCK_FROM,
     LAYERED_MIN_VARIABLES,
+    PDI_BLOCK_BEFORE_SCALED_FROM,
     PDI_BLOCK_MARGIN,
     PDI_CLARABEL_EPS_X,
     PDI_HIGHS_SLACK,
@@ -58,11 +58,11 @@ def first_backends(
     * m = 2 PD-I from ε_X + :data:`PDI_HIGHS_SLACK`: HiGHS (n = 100, ε_X + 5: i.i.d. (0.3, 0.7) 9.8 s against
       17.4 s with the block method first, the README mixture 7.3 against 13.7 s), then HiGHS in E_d-scaled columns
       and the block method, the block method first above
-      :data:`~problems.solvers.settings.HIGHS_AFTER_BLOCK_FROM` variables: at n = 100 (176 851) the scaled
+      :data:`~problems.solvers.settings.PDI_BLOCK_BEFORE_SCALED_FROM` variables: at n = 100 (176 851) the scaled
       simplex took 33–125 s for i.i.d. (0.3, 0.7) at ε_X + 6 to + 12, where the block method certifies in
       18–23 s, and the chain's 14 points (i.i.d. and the README mixture, ε_X + 6 to + 30) took 284 s against 459 s
-      with it second, the longest 27 s against 125 s; at n = 60 (39 711) the scaled simplex second is faster
-      (i.i.d. and mixture, 28.5 + 10.5 s against 31.1 + 18.4 s);
+      with it second, the longest 27 s against 125 s; at n = 80 (91 881) 75 against 124 s; at n = 60 (39 711) the
+      scaled simplex second is faster (i.i.d. and mixture, 28.5 + 10.5 s against 31.1 + 18.4 s);
     * m = 2 from ε = :data:`SCALE_MIN_EPS`: HiGHS in columns floored by the prior mass (``HIGHS-MASS``, where the
       LP has its rows' masses: the joint-type PD-DP), the block method, HiGHS in E_d-scaled columns, plain HiGHS;
       without the masses HiGHS, then the block method (a back end that does not apply is left out of the chain
@@ -88,7 +88,7 @@ def first_backends(
         if m == 2 and eps_X >= PDI_CLARABEL_EPS_X:
             return "clarabel"
         if m == 2 and eps - eps_X >= PDI_HIGHS_SLACK:
-            if variables > HIGHS_AFTER_BLOCK_FROM:
+            if variables > PDI_BLOCK_BEFORE_SCALED_FROM:
                 return ("highs", "block", "highs-scaled")
             return ("highs", "highs-scaled", "block")
         return backend  # PD-I's slack ε − ε_X decides, not ε (the rules below are PD-DP's at large ε)

@@ -41,6 +41,7 @@ __all__ = [
     "PDI_BLOCK_MARGIN",
     "PDI_HIGHS_SLACK",
     "PDI_CLARABEL_EPS_X",
+    "PDI_BLOCK_BEFORE_SCALED_FROM",
     "INTERIOR_MARGIN",
     "ANNOUNCE_SIZE",
     "TIGHTEN_COST",
@@ -139,10 +140,16 @@ LAYERED_MIN_VARIABLES: Final = 1500
 #: method goes first as for any prior (measured: mixtures with components near 0 and 1, ε_X = 6.9, 18.4 and 27.6,
 #: n = 60: 1.1–9.1 s against 5.7–26.7 s with Clarabel first; n = 100, ε_X = 6.9, ε_X + 0.3: 23.5 s against 115.9 s).
 PDI_CLARABEL_EPS_X: Final = 30.0
+#: m = 2 reduced PD-I from ε_X + PDI_HIGHS_SLACK on LPs with more variables than this tries the block method before
+#: HiGHS in E_d-scaled columns (after plain HiGHS).  Measured (``benchmarks/bench_pdi_order.py``, i.i.d. (0.3, 0.7)
+#: and the README mixture): n = 60 (39 711 variables), ε_X + 6 to + 30, 49.5 s in all with the block method second
+#: against 39.0 s; n = 80 (91 881), ε_X + 6 to + 12, 75.0 against 124.0 s (i.i.d. at ε_X + 6: 12.4 against 37.3 s);
+#: n = 100 (176 851), ε_X + 6 to + 30, 284 against 459 s.  The threshold lies between n = 60 and n = 80.
+PDI_BLOCK_BEFORE_SCALED_FROM: Final = 60_000
 #: PD-I with ε − ε_X below this is solved by Clarabel even when the block back end is chosen (m ≥ 3).
 PDI_BLOCK_MARGIN: Final = 0.25
 #: m = 2 reduced PD-I with ε − ε_X at least this (and ε_X below PDI_CLARABEL_EPS_X) tries HiGHS first, then HiGHS in
-#: E_d-scaled columns and the block method, the block method first above :data:`HIGHS_AFTER_BLOCK_FROM` variables
+#: E_d-scaled columns and the block method, the block method first above :data:`PDI_BLOCK_BEFORE_SCALED_FROM` variables
 #: (measured, i.i.d. (0.3, 0.7), n = 100, ε_X + 5: HiGHS certifies in 9.6 s, the block method then needed 141 s;
 #: at ε_X + 3 and + 4, n = 60, HiGHS does not certify and the block method does in 6–7 s; the order after HiGHS:
 #: :func:`problems.orbit.backend_choice.first_backends`).

@@ -244,12 +244,12 @@ def test_pd_i_far_above_eps_X_tries_highs_first(slack):
 
 @pytest.mark.parametrize("slack", [8.0, 10.0])
 def test_large_pd_i_far_above_eps_X_tries_the_block_method_before_scaled_highs(monkeypatch, slack):
-    """Above ``HIGHS_AFTER_BLOCK_FROM`` variables (lowered here to n = 30's LP) PD-I from ε_X + 5 tries HiGHS, then
+    """Above ``PDI_BLOCK_BEFORE_SCALED_FROM`` variables (lowered here to n = 30's LP) PD-I from ε_X + 5 tries HiGHS, then
     the block method, then HiGHS in E_d-scaled columns.  At these points HiGHS's multipliers leave a gap and the
     block method certifies; equal to the independently built LP."""
     from problems.orbit import ReducedPDI, backend_choice
 
-    monkeypatch.setattr(backend_choice, "HIGHS_AFTER_BLOCK_FROM", 1000)
+    monkeypatch.setattr(backend_choice, "PDI_BLOCK_BEFORE_SCALED_FROM", 1000)
     prog = ReducedPDI(parse_symmetric_prior("iid:0.3,0.7", 30, 2))
     eps = prog.eps_X + slack
     assert prog.lp.K > 1000
@@ -307,6 +307,7 @@ def test_first_backends_by_regime():
         "block",
         "highs-scaled",
     )
+    assert first_backends("block", 2, 6.0, eps_X=0.85, variables=91_881) == ("highs", "block", "highs-scaled")
     assert first_backends("block", 2, 6.0, eps_X=0.85, variables=39_711) == ("highs", "highs-scaled", "block")
     assert first_backends("block", 2, 3.0, eps_X=0.85) == "block"
 
