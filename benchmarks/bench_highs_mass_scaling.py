@@ -16,14 +16,13 @@ the table's last column is what that order costs.
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from side_by_side import arguments, compare  # noqa: E402 - the benchmarks' own helpers
+from side_by_side import answered_as_child, arguments, compare  # noqa: E402 - the benchmarks' own helpers
 
 SCALINGS = {"off": {"simplex_scale_strategy": 0}, "on": {}}
 PRIORS = [
@@ -82,8 +81,7 @@ def main() -> None:
         PRIORS,
         HERE / "results" / "highs_mass_scaling.json",
     )
-    if args.child is not None:
-        print(json.dumps(child(json.loads(args.child))))
+    if answered_as_child(args, child):
         return
     print("| n | prior | ε | without HiGHS's scaling: s | with it: s | the library's order: s, proved |")
     print("|---|---|---|---|---|---|")

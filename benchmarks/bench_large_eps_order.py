@@ -13,14 +13,13 @@ child).
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from side_by_side import arguments, bounds, cell, compare  # noqa: E402 - the benchmarks' own helpers
+from side_by_side import answered_as_child, arguments, bounds, cell, compare  # noqa: E402 - the benchmarks' own helpers
 
 FORMER = ("highs-mass", "highs", "block")
 
@@ -43,8 +42,7 @@ def main() -> None:
         ["contagious:0.2:0.3,0.7", "contagious:0.9:0.5,0.5"],
         HERE / "results" / "large_eps_order.json",
     )
-    if args.child is not None:
-        print(json.dumps(child(json.loads(args.child))))
+    if answered_as_child(args, child):
         return
     print("| n | prior | ε | chain: s, answered by | former: s, answered by | bounds (chain) |")
     print("|---|---|---|---|---|---|")

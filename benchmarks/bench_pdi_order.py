@@ -13,14 +13,13 @@ attempt's outcome (``bench_reduced_scale.py``'s child).
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from side_by_side import arguments, bounds, cell, compare, points_of  # noqa: E402 - the benchmarks' own helpers
+from side_by_side import answered_as_child, arguments, bounds, cell, compare, points_of  # noqa: E402 - the benchmarks' own helpers
 
 ORDERS = {"block": ("highs", "block", "highs-scaled"), "scaled": ("highs", "highs-scaled", "block")}
 
@@ -52,8 +51,7 @@ def main() -> None:
             "--offsets", type=float, nargs="+", default=[6, 8, 10, 12, 15, 20, 30]
         ),
     )
-    if args.child is not None:
-        print(json.dumps(child(json.loads(args.child))))
+    if answered_as_child(args, child):
         return
     points = [p for p in points_of(args, pd_i=args.offsets) if p["program"] == "pd-i"]
     print(

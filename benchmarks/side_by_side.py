@@ -22,6 +22,7 @@ from pathlib import Path
 
 __all__ = [
     "arguments",
+    "answered_as_child",
     "compare",
     "now_against_former",
     "revision_tree",
@@ -53,6 +54,15 @@ def arguments(
     ap.add_argument("--priors", nargs="+", default=priors)
     ap.add_argument("--out", default=str(out))
     return ap.parse_args()
+
+
+def answered_as_child(args: argparse.Namespace, child: Callable[[dict], dict]) -> bool:
+    """With ``--child POINT``: run ``child`` on the point, print its JSON line and return True (the caller then
+    returns); otherwise False."""
+    if args.child is None:
+        return False
+    print(json.dumps(child(json.loads(args.child))))
+    return True
 
 
 def compare(
@@ -172,8 +182,7 @@ def now_against_former(
     child, the point's JSON line; otherwise every point (``points``, or those of ``args``) in both variants as a
     markdown table, with the ``extra`` columns (a header and a function of ``{variant: answer}``) before the
     bounds."""
-    if args.child is not None:
-        print(json.dumps(child(json.loads(args.child))))
+    if answered_as_child(args, child):
         return
     with contextlib.ExitStack() as stack:
         paths = None if former is None else {"former": stack.enter_context(revision_tree(former))}

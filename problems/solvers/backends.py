@@ -363,7 +363,7 @@ class HighsScaledBackend(HighsBackend):
         sc = scaled_lp(spec, eps, scale=True, mass=self.mass)
         _require_backend_memory(spec, "HiGHS", highs=True, rows=int(sc.keep.size))
         # one solve per entry of ``options``, the next only where the chain's test does not prove the last point
-        # (a failed solve raises only if it was the last)
+        # (the attempt raises only if no solve returned a point)
         raw, how, failed = None, "", None
         for k, (label, opts) in enumerate(self.options):
             left = time_limit - (time.perf_counter() - t0)
