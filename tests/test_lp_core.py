@@ -7,6 +7,7 @@ with a uniform prior, Theorem 1 and Lemma 5) and a separately built HiGHS model.
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -352,6 +353,12 @@ def _exact_rows_hold(spec, z: np.ndarray, eps: float) -> bool:  # noqa: ANN001
     return True
 
 
+def _block_point(n: int) -> np.ndarray:
+    """The block method's point of the m = 2 contagious (0.9) PD-DP at ε = 0.5 (``backend("BLOCK").solve``),
+    saved in ``tests/data``: the repair's tests below start from it, not from the method's rounding of the day."""
+    return np.load(Path(__file__).parent / "data" / f"block_point_contagious_0.9_n{n}_eps0.5.npy")
+
+
 def test_repair_keeps_the_cheapest_local_repair_when_the_first_one_costs_more(monkeypatch):
     """A local repair that verifies without mixing but costs more than the point itself does not end the search:
     the closure's lossless point is kept.  (m = 2, n = 100, contagious (0.9) PD-DP at ε = 0.5: raising the small
@@ -361,17 +368,16 @@ def test_repair_keeps_the_cheapest_local_repair_when_the_first_one_costs_more(mo
     from problems.lp import bounds
     from problems.orbit import ReducedPDDP
     from problems.orbit.symmetric_prior import parse_symmetric_prior
-    from problems.solvers.backends import backend
 
     spec = ReducedPDDP(parse_symmetric_prior("contagious:0.9", 16, 2)).lp.spec
     eps = 0.5
-    raw = backend("BLOCK").solve(spec, eps, time_limit=60)
-    value = float(spec.c @ np.clip(raw.z, 0.0, None))
+    z_block = _block_point(16)
+    value = float(spec.c @ np.clip(z_block, 0.0, None))
     e_d = bounds.tight_reference(spec, eps)
     assert e_d is not None and bounds.verify(spec, e_d, eps) and spec.c @ e_d > 1.01 * value
     # the raise replaced by a point that is feasible, needs no mixing and costs 1 % too much
     monkeypatch.setattr(bounds, "_raise_small_sides", lambda spec_, z_, rho_: e_d.copy())
-    zr, t = bounds.repair(spec, raw.z, eps)
+    zr, t = bounds.repair(spec, z_block, eps)
     assert zr is not None and t == 0.0
     assert bounds.upper_bound(spec, zr) <= value * (1 + 1e-9)
     assert _exact_rows_hold(spec, zr, eps)
@@ -388,11 +394,10 @@ def test_the_closure_renormalises_until_the_rows_between_groups_hold(n, perturb,
     from problems.lp import bounds
     from problems.orbit import ReducedPDDP
     from problems.orbit.symmetric_prior import parse_symmetric_prior
-    from problems.solvers.backends import backend
 
     spec = ReducedPDDP(parse_symmetric_prior("contagious:0.9", n, 2)).lp.spec
     eps = 0.5
-    z = np.clip(backend("BLOCK").solve(spec, eps, time_limit=60).z, 0.0, None)
+    z = np.clip(_block_point(n), 0.0, None)
     z = z * (spec.b / np.bincount(spec.group, weights=z, minlength=spec.G))[spec.group]
     z[np.argsort(-z)[:20]] *= 1 + perturb
     rho = bounds._rk(spec, eps)[0] * (1 - 1e-11)

@@ -248,7 +248,7 @@ class RaggedBlockSystem:
         # n = 9 on a skewed prior, this takes the certificate from 3.5e-8 to 4.3e-9 for ~5 % more time
         self.refine_steps = REFINE_STEPS_BLOCKS
         self.refine_contraction = REFINE_CONTRACTION_BLOCKS
-        # layered blocks refine by flexible GMRES (problems.ipm.iteration._Newton._gmres)
+        # layered blocks refine by flexible GMRES (problems.ipm.krylov.refine)
         self.krylov = self.layers is not None
         self.order, self.pos = order, pos
         self.offsets = np.concatenate([[0], np.cumsum(sizes)])

@@ -18,7 +18,7 @@ iteration on it:
   (:func:`~problems.ipm.correctors.centrality_correctors`);
 * iterative refinement of each Newton solve on the unreduced KKT residual (:class:`_Newton`): Richardson steps,
   or flexible GMRES with the unrefined solve as preconditioner where the block system asks for it
-  (:meth:`_Newton._gmres`);
+  (:func:`problems.ipm.krylov.refine`);
 * separate primal and dual step lengths, a fraction :data:`ETA` of the way to the boundary;
 * stopping on the KKT measure (its dual residual counted beyond the rounding floor of its terms,
   :func:`_dual_residual`), on the caller's certificate (``enough``, asked once the duality gap is below
@@ -41,7 +41,7 @@ import scipy.linalg as sla
 
 from ..errors import SolverFailedError
 from ..progress import note
-from . import correctors
+from . import correctors, krylov
 from .elementwise import steps, trial_product, with_errstate
 from .lapack import lapack_kernels, trim_heap
 
@@ -67,7 +67,7 @@ REFINE_TOL = 1e-10
 #: the complementarity equations are refined to this fraction of max(|r_s|, μ) only (inexact Newton directions,
 #: Bellavia 1998): same iterations, fewer solves; 1e-4 lost a PD-I certificate (``docs/benchmarks.md``)
 REFINE_TOL_COMPLEMENTARITY = 1e-6
-#: corrections per cycle of the flexible GMRES refinement (:meth:`_Newton._gmres`) of the systems with ``krylov``
+#: corrections per cycle of the flexible GMRES refinement (:func:`problems.ipm.krylov.refine`) of the systems with ``krylov``
 #: (the layered blocks; 0: Richardson everywhere); m = 2, n = 100: 536 → 462 Newton solves (``docs/benchmarks.md``)
 KRYLOV_DIM = 6
 #: Mehrotra centring σ = min(SIGMA_MAX, (μ_aff/μ)^SIGMA_POWER)
@@ -335,7 +335,9 @@ class _Newton:
         r"""Newton direction for the complementarity right-hand sides (r_s, r_l).
 
         ``r_l`` may be handed over as a one-element list, which is emptied: the array is then freed as soon as
-        the unrefined solve has read it (peak memory: the refinement does not need it).
+        the unrefined solve has read it (peak memory: the refinement does not need it).  A homogeneous system
+        refined by GMRES keeps it instead of Δw and Δλ, which it forms from the refined Δz
+        (:meth:`_ratio_parts`: one ratio-row vector alive during the refinement instead of two).
 
         ``homogeneous=True`` solves with zero feasibility residuals (a centrality corrector's system);
         ``refine=False`` skips iterative refinement (directions used only for centring or step prediction);
@@ -362,8 +364,12 @@ class _Newton:
                 self.r_d = self.r_g = None
         if isinstance(r_l, list):
             r_l = r_l.pop()
-        d = self.raw(r_d, r_p, r_g, r_s, r_l)
-        del r_l, r_d, r_g
+        # a homogeneous system refined by GMRES: Δw, Δλ formed once, from the refined Δz (_ratio_parts)
+        late_w = homogeneous and refine and self.krylov
+        d = self.raw(r_d, r_p, r_g, r_s, r_l, keep_dw=not late_w)
+        if not late_w:
+            del r_l
+        del r_d, r_g
         if not refine:
             return tuple(d)
         scale_s = np.maximum(np.abs(r_s), self.mu) * (REFINE_TOL_COMPLEMENTARITY / REFINE_TOL)
@@ -373,7 +379,10 @@ class _Newton:
             np.maximum(scale_s, basic, out=scale_s)
             del basic
         if self.krylov:
-            return self._gmres(d, r_p, r_s, scale_s)
+            d = list(krylov.refine(self, d, r_p, r_s, scale_s, KRYLOV_DIM))
+            if late_w:
+                d[1], d[3] = self._ratio_parts(d[0], r_l)
+            return tuple(d)
         err_old = np.inf
         for _ in range(self.refine_steps):
             dz, dw, dnu, dlam, ds = d
@@ -393,120 +402,15 @@ class _Newton:
         self.unrefined = max(self.unrefined, err)  # (after the last step: an upper estimate)
         return tuple(d)
 
-    # --- Krylov refinement -------------------------------------------------------------------------------
-    def _residual(self, d: list[np.ndarray], r_p: np.ndarray | None, r_s: np.ndarray) -> list[np.ndarray]:
-        """Residuals (e5, e2) of equations (5) and (2) at the direction ``d`` (with the bounds z ≥ 0 the other
-        equations hold by construction)."""
-        dz, ds = d[0], d[4]
-        e2 = -self.data.A(dz) if r_p is None else -r_p - self.data.A(dz)
-        return [r_s - (self.s * dz + self.zt * ds), e2]
-
-    def _gmres(
-        self, d: list[np.ndarray], r_p: np.ndarray | None, r_s: np.ndarray, scale_s: np.ndarray
-    ) -> tuple[np.ndarray, ...]:
-        r"""Refine ``d`` by restarted flexible GMRES (Saad 1993) on the unreduced residual.
-
-        With the bounds z ≥ 0 the residual lives in equations (5) and (2): :meth:`raw` imposes the others.  The
-        preconditioner is the unrefined solve :math:`M^{-1}` (:meth:`raw` on a residual e).  It is not a fixed
-        linear map (its error is mostly rounding, which scales with e), so the *flexible* variant keeps the
-        computed corrections :math:`c_j = M^{-1}v_j` (their Δz, Δs, Δν; Δw and Δλ follow from Δz linearly) and
-        the exact products :math:`Kc_j` (:math:`Kc = e - e'`, e' the residual c leaves on e); the combination
-        :math:`\sum_j y_jc_j` then minimises the weighted 2-norm of the residual over their span (weights of
-        the refinement test: :math:`1/\max(|r_s|, \mu)` on (5), :math:`1/\|b\|` on (2)).  Richardson
-        refinement takes one correction per step and keeps the last; here a cycle of at most
-        :data:`KRYLOV_DIM` corrections keeps their best combination.  A cycle ends at the refinement tolerance
-        (estimated), or when a correction reduces the estimated residual by less than the contraction factor (as
-        Richardson refinement would stop); refinement stops at the tolerance (max norm, measured), when a cycle
-        reduces the error by less than the contraction factor, or after ``refine_steps`` solves.
-        """
-        nz = self.zt.size
-        inv_s = 1.0 / scale_s
-
-        def pack(e5: np.ndarray, e2: np.ndarray) -> np.ndarray:
-            return np.concatenate([e5 * inv_s, e2 / self.bnorm])
-
-        solves = 0
-        err_old = np.inf
-        while True:
-            r = pack(*self._residual(d, r_p, r_s))
-            err = float(np.max(np.abs(r)))
-            if (
-                err < self.refine_tol
-                or err > self.refine_contraction * err_old
-                or solves >= self.refine_steps
-            ):
-                self.unrefined = max(self.unrefined, err)
-                break
-            err_old = err
-            beta = float(np.linalg.norm(r))
-            # the 2-norm reduction that would bring the max-norm below the tolerance (if both shrink alike)
-            goal = 0.5 * beta * self.refine_tol / err
-            m = min(KRYLOV_DIM, self.refine_steps - solves)
-            V = [r / beta]
-            del r
-            Z: list[list[np.ndarray | None]] = []
-            H = np.zeros((m + 1, m))
-            g = np.zeros(m + 1)
-            g[0] = beta
-            cs, sn = np.zeros(m), np.zeros(m)
-            k = 0
-            for j in range(m):
-                e5, e2 = V[j][:nz] * scale_s, V[j][nz:] * self.bnorm
-                c = self.raw(None, -e2, None, e5, None, keep_dw=False)  # Δw, Δλ follow from Δz
-                solves += 1
-                Z.append([c[0], c[4], c[2]])
-                left5, left2 = self._residual(c, -e2, e5)
-                wv = V[j] - pack(left5, left2)  # K c_j in the weights
-                del c, left5, left2
-                for i in range(j + 1):  # modified Gram–Schmidt
-                    H[i, j] = float(V[i] @ wv)
-                    wv -= H[i, j] * V[i]
-                hn = float(np.linalg.norm(wv))
-                H[j + 1, j] = hn
-                for i in range(j):  # the previous Givens rotations
-                    t = cs[i] * H[i, j] + sn[i] * H[i + 1, j]
-                    H[i + 1, j] = -sn[i] * H[i, j] + cs[i] * H[i + 1, j]
-                    H[i, j] = t
-                den = float(np.hypot(H[j, j], H[j + 1, j]))
-                cs[j], sn[j] = (1.0, 0.0) if den == 0.0 else (H[j, j] / den, H[j + 1, j] / den)
-                H[j, j] = den
-                H[j + 1, j] = 0.0
-                before = abs(g[j])  # the residual estimate before this correction
-                g[j + 1] = -sn[j] * g[j]
-                g[j] = cs[j] * g[j]
-                k = j + 1
-                if abs(g[j + 1]) <= goal or hn == 0.0 or den == 0.0:
-                    break
-                if abs(g[j + 1]) > self.refine_contraction * before:
-                    break  # stagnating: a correction that gains less than a Richardson step must ends the cycle
-                V.append(wv / hn)
-            y = sla.solve_triangular(H[:k, :k], g[:k], check_finite=False)
-            del V, wv  # the basis is not needed for the combination (peak memory: the cycle's largest moment)
-            ds, dnu, dz = _combine(Z, y, 1), _combine(Z, y, 2), _combine(Z, y, 0)
-            dw = self.data.G(dz)
-            np.negative(dw, out=dw)
-            d[0] += dz
-            d[1] += dw
-            d[2] += dnu
-            dw *= self.lam  # λΔw/w, in place
-            dw /= self.w
-            d[3] -= dw
-            d[4] += ds
-            del Z, dz, ds, dnu, dw
-        return tuple(d)
-
-
-def _combine(Z: list[list[np.ndarray | None]], y: np.ndarray, t: int) -> np.ndarray:
-    """Σ_j y_j Z_j[t], summed into Z_0[t]'s array in the order of ``sum`` (the same rounding), each Z_j[t] freed
-    once added."""
-    out = Z[0][t]
-    assert out is not None
-    out *= y[0]
-    Z[0][t] = None
-    for j in range(1, len(Z)):
-        out += y[j] * Z[j][t]
-        Z[j][t] = None
-    return out
+    def _ratio_parts(self, dz: np.ndarray, r_l: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        r"""Δw = −GΔz and Δλ = (r_λ − ΛΔw)/W of a homogeneous direction, equations (3) and (4), from its refined
+        Δz (during the refinement r_λ is kept instead of Δw and Δλ: one ratio-row vector instead of two)."""
+        dw = self.data.G(dz)
+        np.negative(dw, out=dw)
+        dlam = self.lam * dw
+        np.subtract(r_l, dlam, out=dlam)
+        dlam /= self.w
+        return dw, dlam
 
 
 def solve_block_angular(
@@ -574,8 +478,11 @@ def solve_block_angular(
             near = abs(pobj - dobj) <= max(ENOUGH_RELATIVE * abs(pobj), ENOUGH_ABSOLUTE / data.cost_scale)
             ask = enough if gap <= ENOUGH_GAP and near else None  # the early-stop test, until asked on it
             if ask is not None and (gap <= ENOUGH_STEP * asked[0] or it >= asked[1]):
+                del r_g  # peak memory: the certificate works beside the iterate (r_g is formed again below)
                 if ask(zt, nu, lam, s):
                     return zt, nu, lam, s, it
+                r_g = data.G(zt)
+                r_g += w
                 asked = (gap, it + ENOUGH_EVERY)  # refused: the gap or the iteration at which to ask again
                 ask = None
             if probe is not None and probe(zt, nu, lam, s, it):

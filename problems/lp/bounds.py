@@ -32,9 +32,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..indexing import index_dtype
+from .exact_feasibility import _U, _gamma, _group_sums, _rk, upper_bound, verify
 from .face import face_points
 from .spec import RatioLPSpec
-from .status import ABSOLUTE_GAP, RELATIVE_GAP, UNIT_ROUNDOFF, bounds_agree, decide_status, refined
+from .status import ABSOLUTE_GAP, RELATIVE_GAP, bounds_agree, decide_status, refined
 
 __all__ = [
     "RELATIVE_GAP",
@@ -49,18 +50,6 @@ __all__ = [
     "certify",
     "certified",
 ]
-
-_U = UNIT_ROUNDOFF
-
-
-#: Absolute margin of :func:`verify` per unit of normalisation factor: sixteen smallest subnormal steps (2^-1074),
-#: more than the rounding of the four products of a row's right-hand side and the two of its left-hand side.
-_SUBNORMAL_MARGIN = 2.0**-1070
-
-
-def _gamma(k):  # noqa: ANN001, ANN202 - int or array
-    """A generous bound (2(k+2)u) on the relative error of a k-term float sum or product chain."""
-    return 2.0 * (np.asarray(k, dtype=float) + 2.0) * _U
 
 
 @dataclass(frozen=True)
@@ -94,50 +83,6 @@ def certified(lower: float, upper: float, rtol: float = RELATIVE_GAP) -> bool:
     return bounds_agree(lower, upper, rtol=rtol)
 
 
-def _group_sums(spec: RatioLPSpec, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    sums = np.bincount(spec.group, weights=z, minlength=spec.G)
-    counts = spec.cache.get("group_counts")
-    if counts is None:
-        counts = spec.cache["group_counts"] = np.bincount(spec.group, minlength=spec.G)
-    return sums, counts
-
-
-def _rk(spec: RatioLPSpec, eps: float) -> tuple[np.ndarray, np.ndarray]:
-    """fl(e^ε κ_p) and a bound on its relative error (ε + ln κ rounding, exp, stored ln κ)."""
-    x = eps + spec.log_kappa
-    rk = np.exp(x)
-    rel = (2.0 * np.abs(x) + 6.0) * _U + 1.01 * spec.log_kappa_error
-    return rk, rel
-
-
-def verify(spec: RatioLPSpec, z: np.ndarray, eps: float) -> bool:
-    """True if the exact normalisation z·b_g/s_g of the float vector z is feasible at ε (rigorous test)."""
-    if z.shape != (spec.K,) or not np.all(np.isfinite(z)) or np.any(z < 0):
-        return False
-    sums, counts = _group_sums(spec, z)
-    g = _gamma(counts)
-    s_lo, s_hi = sums * (1 - g), sums * (1 + g)
-    if np.any(s_lo <= 0):
-        return False
-    rk, rel = _rk(spec, eps)
-    gs, gd = spec.group[spec.src], spec.group[spec.dst]
-    lhs = z[spec.src] * (spec.b[gs] / s_lo[gs]) * (1 + 8 * _U)
-    rhs = rk * (1 - rel) * z[spec.dst] * (spec.b[gd] / s_hi[gd]) * (1 - 8 * _U)
-    # the margins above are relative; below the normal range (2^-1022) rounding is absolute, up to half a
-    # subnormal step per product, so a row with z[s_p] > 0 also needs an absolute margin (it matters only there)
-    tiny = _SUBNORMAL_MARGIN * max(1.0, float(np.max(spec.b / s_lo)))
-    return bool(np.all((z[spec.src] == 0.0) | (lhs + tiny <= rhs)))
-
-
-def upper_bound(spec: RatioLPSpec, z: np.ndarray) -> float:
-    """An upper bound on c'z'' for the exact normalisation z'' of z (call after :func:`verify`)."""
-    sums, counts = _group_sums(spec, z)
-    s_lo = sums * (1 - _gamma(counts))
-    per_group = np.bincount(spec.group, weights=spec.c * z, minlength=spec.G)
-    total = float(np.sum(per_group * (spec.b / s_lo)))
-    return total * (1 + float(_gamma(int(counts.max()) + spec.G + 8))) if total > 0 else 0.0
-
-
 #: rounds of lowering and renormalising in :func:`_closure`, and the spread of the groups' factors above which
 #: the rounds stop unless it halves each round
 CLOSURE_ROUNDS = 12
@@ -167,6 +112,7 @@ def repair(spec: RatioLPSpec, z: np.ndarray | None, eps: float) -> tuple[np.ndar
     rk, rel = _rk(spec, eps)
     eta = 4.0 * (float(rel.max(initial=0.0)) + float(_gamma(int(counts.max())))) + 1e-14
     rho = rk * (1 - eta)
+    del rk, rel
     best: tuple[np.ndarray | None, float] = (None, math.nan)
     best_up = math.inf
     # three local repairs, each then mixed with the reference: raise the small sides of the broken rows, lower
@@ -200,18 +146,20 @@ def _mix(
 ) -> tuple[np.ndarray | None, float]:
     """The smallest mixture (1 − t)z + t z0 (doubling t from the linear estimate) that :func:`verify` accepts."""
     v = z[spec.src] - rho * z[spec.dst]
-    w = rho * z0[spec.dst] - z0[spec.src]
-    viol = v > 0
+    viol = np.flatnonzero(v > 0)
+    v = v[viol]  # the broken rows' violations only (peak memory: no vector of all rows kept through verify)
     t = 0.0
     # the float test keeps a wider margin than verify's rigorous one: rows it flags by a relative 1e-13 (the
     # renormalisation of a local repair) may already hold exactly, and a mixture would pay for them where the
     # reference is orders of magnitude smaller than z (m = 2, n = 60, ε = 10, contagious prior: all the way to it)
-    if viol.any() and not verify(spec, z, eps):
-        if np.all(w[viol] > 0):
-            t = float(np.max(v[viol] / (v[viol] + w[viol])))
+    if viol.size and not verify(spec, z, eps):
+        w = rho[viol] * z0[spec.dst[viol]] - z0[spec.src[viol]]  # the reference's slack in those rows
+        if np.all(w > 0):
+            t = float(np.max(v / (v + w)))
             t = min(1.0, t * (1 + 1e-9) + 1e-300)
         else:
             t = 1.0
+    del v, viol
     for _ in range(60):
         zt = z if t == 0.0 else (1.0 - t) * z + t * z0
         s, _ = _group_sums(spec, zt)
@@ -378,16 +326,20 @@ def lower_bound(
     """
     if nu is None or lam is None or np.shape(nu) != (spec.G,) or np.shape(lam) != (spec.P,):
         return 0.0, spec.c.copy()
-    lam = np.clip(np.nan_to_num(np.asarray(lam, dtype=float), nan=0.0, posinf=0.0, neginf=0.0), 0.0, None)
+    # (peak memory at m = 2, n = 200: every vector over the ratio rows is 41 MiB; one copy of λ, rel's maximum only)
+    lam = np.nan_to_num(np.array(lam, dtype=float), copy=False, nan=0.0, posinf=0.0, neginf=0.0)
+    np.clip(lam, 0.0, None, out=lam)
     nu = np.nan_to_num(np.asarray(nu, dtype=float), nan=0.0, posinf=0.0, neginf=0.0)
-    rk, rel = _rk(spec, eps)
+    rk, rel_vector = _rk(spec, eps)
+    rel = float(rel_vector.max(initial=0.0))
+    del rel_vector
     ub = spec.upper.copy()
     if math.isfinite(upper) and upper >= 0:
         pos = spec.c > 0
         ub[pos] = np.minimum(ub[pos], upper / spec.c[pos] * (1 + 8 * _U))
     best: tuple[float, np.ndarray] | None = None
     for lam_try in _capped(spec, rk, lam):
-        lam_try = _pull_deficits(spec, rk, nu, _push_deficits(spec, rk, nu, lam_try), ub)
+        lam_try = _pull_deficits(spec, rk, nu, _push_deficits(spec, rk, nu, lam_try), ub, copy=False)
         found = _evaluate(spec, rk, rel, nu, lam_try, ub)
         if best is None or found[0] > best[0]:
             best = found
@@ -454,9 +406,10 @@ def _best_nu(spec: RatioLPSpec, r: np.ndarray, ub: np.ndarray) -> np.ndarray | N
 
 
 def _evaluate(
-    spec: RatioLPSpec, rk: np.ndarray, rel: np.ndarray, nu: np.ndarray, lam: np.ndarray, ub: np.ndarray
+    spec: RatioLPSpec, rk: np.ndarray, rel: float, nu: np.ndarray, lam: np.ndarray, ub: np.ndarray
 ) -> tuple[float, np.ndarray]:
-    """The rigorous value of the bound for multipliers (ν, λ ≥ 0) and variable bounds ``ub`` (see above)."""
+    """The rigorous value of the bound for multipliers (ν, λ ≥ 0) and variable bounds ``ub`` (see above);
+    ``rel`` bounds the relative error of every e^ε κ_p (:func:`_rk`'s largest)."""
     K = spec.K
     rkl = rk * lam
     if not np.all(np.isfinite(rkl)):
@@ -471,7 +424,7 @@ def _evaluate(
             np.bincount(spec.src, minlength=K) + np.bincount(spec.dst, minlength=K) + 3
         ).astype(np.int32)
     absd = spec.c + plus + minus + np.abs(nug)
-    err = (_gamma(terms) * absd + float(rel.max(initial=0.0)) * 1.01 * minus) * (1 + 1e-6)
+    err = (_gamma(terms) * absd + rel * 1.01 * minus) * (1 + 1e-6)
     dlow = np.minimum(d - err, 0.0)
     S = float(np.sum(dlow * ub)) * (1 + float(_gamma(K + 4)))
     bnu = float(spec.b @ nu)
@@ -542,7 +495,10 @@ def _push_deficits(
                 frac = np.where(avail > 0, np.minimum(1.0, np.maximum(-d, 0.0) / avail), 0.0)
             if not np.any(frac > 0):
                 break
-            lam *= 1.0 - frac[spec.dst]
+            keep = frac[spec.dst]
+            np.subtract(1.0, keep, out=keep)
+            lam *= keep
+            del keep
             d = _reduced_costs(spec, rk, nu, lam)
             continue
         rows = _rows_of(order, start, short)
@@ -559,7 +515,13 @@ def _push_deficits(
 
 
 def _pull_deficits(
-    spec: RatioLPSpec, rk: np.ndarray, nu: np.ndarray, lam: np.ndarray, ub: np.ndarray, sweeps: int = 8
+    spec: RatioLPSpec,
+    rk: np.ndarray,
+    nu: np.ndarray,
+    lam: np.ndarray,
+    ub: np.ndarray,
+    sweeps: int = 8,
+    copy: bool = True,
 ) -> np.ndarray:
     """Multipliers with smaller dual infeasibility: a deficit d_j < 0 is covered by raising λ on a row that
     starts at j, paid from the surplus d_k > 0 of its end k.
@@ -571,7 +533,7 @@ def _pull_deficits(
     what k's own term can spare.  The result is λ ≥ 0, so the bound stays valid for any outcome.  As in
     :func:`_push_deficits`, each sweep works on the rows that start at a deficit only.
     """
-    lam = lam.copy()
+    lam = lam.copy() if copy else lam  # copy=False: the caller hands its array over
     K = spec.K
     by = {"src": _rows_by(spec, "src")}
     order, start = by["src"]
