@@ -495,7 +495,7 @@ def test_deficit_sweeps_work_on_the_deficits_only():
     recompute the reduced costs there only.  Against full passes written here (every row, reduced costs from
     scratch each sweep), on HiGHS's multipliers (m = 2, n = 30, contagious prior (0.2), ε = 10: a few hundred
     deficits) and Clarabel's (README mixture, ε = 1: deficits everywhere): the same multipliers, bit for bit."""
-    from problems.lp.bounds import _pull_deficits, _push_deficits, _reduced_costs, _rk
+    from problems.lp.bounds import _pull_deficits, _push_deficits, _reduced_costs, _rk, lower_bound
     from problems.orbit import ReducedPDDP
     from problems.orbit.symmetric_prior import parse_symmetric_prior
     from problems.solvers.backends import backend
@@ -547,6 +547,14 @@ def test_deficit_sweeps_work_on_the_deficits_only():
         assert np.any(_reduced_costs(spec, rk, raw.nu, lam) < 0)
         assert np.array_equal(_push_deficits(spec, rk, raw.nu, lam), push(spec, rk, raw.nu, lam))
         assert np.array_equal(_pull_deficits(spec, rk, raw.nu, lam, spec.upper), pull(spec, rk, raw.nu, lam))
+        # in place (the lower bound hands its own copy over): the same multipliers, in the array handed over
+        mine = lam.copy()
+        out = _push_deficits(spec, rk, raw.nu, mine, copy=False)
+        assert out is mine and np.array_equal(out, push(spec, rk, raw.nu, lam))
+        # the lower bound leaves the caller's multipliers as they were
+        before = raw.lam.copy()
+        lower_bound(spec, eps, raw.nu, raw.lam)
+        assert np.array_equal(raw.lam, before, equal_nan=True)
 
 
 def test_verify_does_not_trust_rounding_below_the_normal_range():

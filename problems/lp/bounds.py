@@ -338,8 +338,12 @@ def lower_bound(
         pos = spec.c > 0
         ub[pos] = np.minimum(ub[pos], upper / spec.c[pos] * (1 + 8 * _U))
     best: tuple[float, np.ndarray] | None = None
-    for lam_try in _capped(spec, rk, lam):
-        lam_try = _pull_deficits(spec, rk, nu, _push_deficits(spec, rk, nu, lam_try), ub, copy=False)
+    tries = _capped(spec, rk, lam)
+    del lam
+    # the only try works on this function's own copy of λ (peak memory: one vector over the rows less)
+    for lam_try in tries if len(tries) > 1 else [tries.pop()]:
+        lam_try = _push_deficits(spec, rk, nu, lam_try, copy=bool(tries))
+        lam_try = _pull_deficits(spec, rk, nu, lam_try, ub, copy=False)
         found = _evaluate(spec, rk, rel, nu, lam_try, ub)
         if best is None or found[0] > best[0]:
             best = found
@@ -469,7 +473,7 @@ FEW_DEFICITS = 1 / 16
 
 
 def _push_deficits(
-    spec: RatioLPSpec, rk: np.ndarray, nu: np.ndarray, lam: np.ndarray, sweeps: int = 8
+    spec: RatioLPSpec, rk: np.ndarray, nu: np.ndarray, lam: np.ndarray, sweeps: int = 8, copy: bool = True
 ) -> np.ndarray:
     """Multipliers with smaller dual infeasibility: a deficit d_j < 0 is moved up the rows that end at j.
 
@@ -480,7 +484,7 @@ def _push_deficits(
     thousands of the K variables): each sweep works on the rows that end at one and recomputes the reduced costs
     where those rows changed (the same values as a full pass).
     """
-    lam = lam.copy()
+    lam = lam.copy() if copy else lam  # copy=False: the caller hands its array over
     K = spec.K
     by = {"dst": _rows_by(spec, "dst")}
     order, start = by["dst"]

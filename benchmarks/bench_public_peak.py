@@ -1,0 +1,64 @@
+"""Where the public call's resident memory peaks: one m = 2 reduced PD-DP point, sampled every 10 ms.
+
+Run: ``python benchmarks/bench_public_peak.py --n 200 --prior contagious:0.9:0.3,0.7 --eps 1 [--out F]``.
+
+Runs ``ReducedPDDP(prior).solve(eps, method="lp")`` in this process with ``bench_block_ipm.py``'s sampler on a
+thread (the resident memory and the main thread's innermost frames every 10 ms) and prints one JSON line: wall
+seconds, status, the process's peak RSS, the largest sample with where the call was then, and the six places with
+the largest samples.  ``--out`` also writes the line to a file (atomically).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from bench_block_ipm import _PeakSampler  # noqa: E402 - the benchmarks' own sampler
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--n", type=int, default=200)
+    ap.add_argument("--prior", default="contagious:0.9:0.3,0.7")
+    ap.add_argument("--eps", type=float, default=1.0)
+    ap.add_argument("--out", default=None)
+    args = ap.parse_args()
+
+    from problems.orbit import ReducedPDDP
+    from problems.orbit.symmetric_prior import parse_symmetric_prior
+
+    sampler = _PeakSampler()
+    t = time.perf_counter()
+    res = ReducedPDDP(parse_symmetric_prior(args.prior, args.n, 2)).solve(args.eps, method="lp")
+    wall = time.perf_counter() - t
+    sampler.stop()
+    line = json.dumps(
+        {
+            "n": args.n,
+            "prior": args.prior,
+            "eps": args.eps,
+            "wall_s": round(wall, 1),
+            "status": str(res.status),
+            "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0, 1),
+            "sampled_peak_mib": round(sampler.peak, 1),
+            "peak_at": sampler.where,
+            "peak_places": sampler.top(6),
+        }
+    )
+    print(line)
+    if args.out:
+        tmp = f"{args.out}.tmp{os.getpid()}"
+        with open(tmp, "w") as fh:
+            fh.write(line + "\n")
+        os.replace(tmp, args.out)
+
+
+if __name__ == "__main__":
+    main()
