@@ -373,34 +373,13 @@ def _capped(spec: RatioLPSpec, rk: np.ndarray, lam: np.ndarray) -> list[np.ndarr
     out = [lam]
     top = float(spec.c.max(initial=0.0))
     if top > 0:
+        with np.errstate(over="ignore", invalid="ignore"):
+            w = rk * lam
         for cap in LAMBDA_CAPS:
-            big = np.empty(spec.P, dtype=bool)
-            for start in range(0, spec.P, SUM_ROWS):  # in slices: no product vector over all rows
-                rows = slice(start, start + SUM_ROWS)
-                with np.errstate(over="ignore", invalid="ignore"):
-                    big[rows] = ~(rk[rows] * lam[rows] <= cap * top)
+            big = ~(w <= cap * top)
             if big.any():
                 out.append(np.where(big, 0.0, lam))
     return out
-
-
-#: rows per slice of :func:`_dst_sums` (and of :func:`_capped`'s test)
-SUM_ROWS = 1 << 19
-
-
-def _dst_sums(spec: RatioLPSpec, rk: np.ndarray, lam: np.ndarray) -> tuple[np.ndarray, bool]:
-    """Σ over the rows ending at each variable of fl(e^ε κ_p)·λ_p, and whether every product is finite: the sums
-    of ``np.bincount(spec.dst, weights=rk * lam)``, added row by row in the same order (so bitwise the same), over
-    slices of the rows (peak memory: no product vector over all rows, 41 MiB at m = 2, n = 200)."""
-    out = np.zeros(spec.K)
-    finite = True
-    for start in range(0, spec.P, SUM_ROWS):
-        rows = slice(start, start + SUM_ROWS)
-        with np.errstate(over="ignore", invalid="ignore"):
-            prod = rk[rows] * lam[rows]
-        finite = finite and bool(np.all(np.isfinite(prod)))
-        np.add.at(out, spec.dst[rows], prod)
-    return out, finite
 
 
 def _best_nu(spec: RatioLPSpec, r: np.ndarray, ub: np.ndarray) -> np.ndarray | None:
@@ -436,10 +415,11 @@ def _evaluate(
     """The rigorous value of the bound for multipliers (ν, λ ≥ 0) and variable bounds ``ub`` (see above);
     ``rel`` bounds the relative error of every e^ε κ_p (:func:`_rk`'s largest)."""
     K = spec.K
-    minus, finite = _dst_sums(spec, rk, lam)
-    if not finite:
+    rkl = rk * lam
+    if not np.all(np.isfinite(rkl)):
         return 0.0, spec.c.copy()
     plus = np.bincount(spec.src, weights=lam, minlength=K)
+    minus = np.bincount(spec.dst, weights=rkl, minlength=K)
     nug = nu[spec.group]
     d = spec.c + plus - minus + nug
     terms = spec.cache.get("terms_per_column")
@@ -465,7 +445,7 @@ def _reduced_costs(spec: RatioLPSpec, rk: np.ndarray, nu: np.ndarray, lam: np.nd
     return (
         spec.c
         + np.bincount(spec.src, weights=lam, minlength=K)
-        - _dst_sums(spec, rk, lam)[0]
+        - np.bincount(spec.dst, weights=rk * lam, minlength=K)
         + nu[spec.group]
     )
 
@@ -514,7 +494,7 @@ def _push_deficits(
         if short.size == 0:
             break
         if short.size > K * FEW_DEFICITS:  # many deficits (an interior point's multipliers): full passes
-            avail = _dst_sums(spec, rk, lam)[0]
+            avail = np.bincount(spec.dst, weights=rk * lam, minlength=K)
             with np.errstate(divide="ignore", invalid="ignore"):
                 frac = np.where(avail > 0, np.minimum(1.0, np.maximum(-d, 0.0) / avail), 0.0)
             if not np.any(frac > 0):
