@@ -67,8 +67,9 @@ REFINE_TOL = 1e-10
 #: the complementarity equations are refined to this fraction of max(|r_s|, μ) only (inexact Newton directions,
 #: Bellavia 1998): same iterations, fewer solves; 1e-4 lost a PD-I certificate (``docs/benchmarks.md``)
 REFINE_TOL_COMPLEMENTARITY = 1e-6
-#: corrections per cycle of the flexible GMRES refinement (:func:`problems.ipm.krylov.refine`) of the systems with ``krylov``
-#: (the layered blocks; 0: Richardson everywhere); m = 2, n = 100: 536 → 462 Newton solves (``docs/benchmarks.md``)
+#: corrections per cycle of the flexible GMRES refinement (:func:`problems.ipm.krylov.refine`) of the systems
+#: with ``krylov`` (the layered blocks; 0: Richardson everywhere); m = 2, n = 100: 536 → 462 Newton solves
+#: (``docs/benchmarks.md``)
 KRYLOV_DIM = 6
 #: Mehrotra centring σ = min(SIGMA_MAX, (μ_aff/μ)^SIGMA_POWER)
 SIGMA_POWER = 3
@@ -403,8 +404,8 @@ class _Newton:
         return tuple(d)
 
     def _ratio_parts(self, dz: np.ndarray, r_l: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        r"""Δw = −GΔz and Δλ = (r_λ − ΛΔw)/W of a homogeneous direction, equations (3) and (4), from its refined
-        Δz (during the refinement r_λ is kept instead of Δw and Δλ: one ratio-row vector instead of two)."""
+        r"""Δw = −GΔz and Δλ = (r_λ − ΛΔw)/W of a homogeneous direction, equations (3) and (4), from its
+        refined Δz (during the refinement r_λ is kept instead of Δw and Δλ: one ratio-row vector, not two)."""
         dw = self.data.G(dz)
         np.negative(dw, out=dw)
         dlam = self.lam * dw

@@ -86,7 +86,7 @@ def refine(
             e5, e2 = V[j][:nz] * scale_s, V[j][nz:] * newton.bnorm
             c = newton.raw(None, -e2, None, e5, None, keep_dw=False)  # Δw, Δλ follow from Δz
             solves += 1
-            Z.append([c[0], c[2]])  # Δz, Δν (Δs follows from them: _slack_of)
+            Z.append([c[0], c[2]])  # Δz, Δν (Δs follows from them: slack_of)
             left5, left2 = residual(newton, c, -e2, e5)
             wv = V[j] - pack(left5, left2)  # K c_j in the weights
             del c, left5, left2
@@ -110,7 +110,7 @@ def refine(
             if abs(g[j + 1]) <= goal or hn == 0.0 or den == 0.0:
                 break
             if abs(g[j + 1]) > newton.refine_contraction * before:
-                break  # stagnating: a correction that gains less than a Richardson step must ends the cycle
+                break  # stagnating: a correction that gains less than a Richardson step ends the cycle
             V.append(wv / hn)
         y = sla.solve_triangular(H[:k, :k], g[:k], check_finite=False)
         del V, wv  # the basis is not needed for the combination (peak memory: the cycle's largest moment)
@@ -135,8 +135,8 @@ def refine(
 
 def slack_of(newton: _Newton, dz: np.ndarray, dnu: np.ndarray) -> np.ndarray:
     r"""Δs of a correction with zero residuals in (1), (3) and (4): :math:`G^\top(\Lambda W^{-1}G\Delta z) +
-    A^\top\Delta\nu`, as :meth:`~problems.ipm.iteration._Newton.raw` forms it (the cycle keeps Δz and Δν only: at m = 2, n = 200 six Δs are
-    63 MiB at its largest moment)."""
+    A^\top\Delta\nu`, as :meth:`~problems.ipm.iteration._Newton.raw` forms it (the cycle keeps Δz and Δν
+    only: at m = 2, n = 200 six Δs are 63 MiB at its largest moment)."""
     data, lam, w = newton.data, newton.lam, newton.w
     ds = np.empty_like(dz)
 

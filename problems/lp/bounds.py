@@ -338,11 +338,9 @@ def lower_bound(
         pos = spec.c > 0
         ub[pos] = np.minimum(ub[pos], upper / spec.c[pos] * (1 + 8 * _U))
     best: tuple[float, np.ndarray] | None = None
-    tries = _capped(spec, rk, lam)
-    del lam
-    # the only try works on this function's own copy of λ (peak memory: one vector over the rows less)
-    for lam_try in tries if len(tries) > 1 else [tries.pop()]:
-        lam_try = _push_deficits(spec, rk, nu, lam_try, copy=bool(tries))
+    # each try is this function's own array (λ's copy above, or _capped's): the sweeps work on it in place
+    for lam_try in _capped(spec, rk, lam):
+        lam_try = _push_deficits(spec, rk, nu, lam_try, copy=False)
         lam_try = _pull_deficits(spec, rk, nu, lam_try, ub, copy=False)
         found = _evaluate(spec, rk, rel, nu, lam_try, ub)
         if best is None or found[0] > best[0]:
