@@ -42,10 +42,12 @@ def _rss_mib() -> float:
 
 class _PeakSampler:
     """The largest resident memory seen every ``every`` seconds, and where the main thread was then; ``places``:
-    the largest sample at each place (the main thread's four innermost frames outside the thread pool)."""
+    the largest sample at each place (the main thread's four innermost frames outside the thread pool);
+    ``outside``: the largest sample while no frame of the main thread was in ``certify`` (the solver's own)."""
 
     def __init__(self, every: float = 0.01) -> None:
         self.peak, self.where, self.every = 0.0, "", every
+        self.outside, self.outside_where = 0.0, ""
         self.places: dict[str, float] = {}
         self._main = threading.main_thread().ident
         self._stop = threading.Event()
@@ -62,6 +64,8 @@ class _PeakSampler:
             own = [f for f in stack if "concurrent" not in f.filename and "threading" not in f.filename]
             stack = own[-4:]
             place = " < ".join(f"{f.name}:{f.lineno}" for f in reversed(stack))
+            if rss > self.outside and not any(f.name == "certify" for f in own):
+                self.outside, self.outside_where = rss, place
             self.places[place] = max(rss, self.places.get(place, 0.0))
             if rss > self.peak:
                 self.peak, self.where = rss, place

@@ -49,6 +49,8 @@ def main() -> None:
             "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0, 1),
             "sampled_peak_mib": round(sampler.peak, 1),
             "peak_at": sampler.where,
+            "peak_outside_certificate_mib": round(sampler.outside, 1),
+            "peak_outside_certificate_at": sampler.outside_where,
             "peak_places": sampler.top(6),
         }
     )

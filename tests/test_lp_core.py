@@ -16,6 +16,7 @@ from scipy.optimize import linprog
 from problems import DatabaseSpace, h, priors
 from problems.errors import InvalidInputError
 from problems.lp import Status, dense_spec
+from problems.lp.exact_feasibility import _rk
 from problems.programs import PDDP, PDI, RPD
 from problems.solvers import solve
 from problems.solvers.backends import BackendError
@@ -311,7 +312,7 @@ def test_repair_of_rows_broken_only_on_tiny_entries_costs_nothing():
     without mixing and without changing the value beyond 1e-9; the closure alone lowers the large sides, removes
     only mass of that order and satisfies every row with ρ.  (m = 2, n = 100, PD-I showed this pattern at 1e-22,
     where raising the small sides instead grew group masses 1000×; that size is in the slow set.)"""
-    from problems.lp.bounds import _closure, _rk, repair, tight_reference, upper_bound, verify
+    from problems.lp.bounds import _closure, repair, tight_reference, upper_bound, verify
     from problems.orbit import ReducedPDI
     from problems.orbit.symmetric_prior import parse_symmetric_prior
 
@@ -400,7 +401,7 @@ def test_the_closure_renormalises_until_the_rows_between_groups_hold(n, perturb,
     z = np.clip(_block_point(n), 0.0, None)
     z = z * (spec.b / np.bincount(spec.group, weights=z, minlength=spec.G))[spec.group]
     z[np.argsort(-z)[:20]] *= 1 + perturb
-    rho = bounds._rk(spec, eps)[0] * (1 - 1e-11)
+    rho = _rk(spec, eps)[0] * (1 - 1e-11)
     v = bounds._closure(spec, z, rho)
     assert bounds.verify(spec, v, eps) and _exact_rows_hold(spec, v, eps)
     assert spec.c @ v <= spec.c @ z * (1 + 1e-12)
@@ -423,7 +424,7 @@ def test_the_closure_stops_its_rounds_on_a_point_off_by_more_than_rounding(monke
     assert z is not None
     z[int(np.argmax(z * (np.bincount(spec.src, minlength=spec.K) > 0)))] *= 1 + 1e-6
     z = z * (spec.b / np.bincount(spec.group, weights=z, minlength=spec.G))[spec.group]
-    rho = bounds._rk(spec, eps)[0] * (1 - 4e-12)
+    rho = _rk(spec, eps)[0] * (1 - 4e-12)
     v = bounds._closure(spec, z, rho)
     monkeypatch.setattr(bounds, "CLOSURE_SPREAD", math.inf)
     assert not np.array_equal(bounds._closure(spec, z, rho), v)
@@ -459,7 +460,7 @@ def test_raising_small_sides_checks_only_rows_that_can_break_again():
     a full pass per sweep written here (every row, every sweep), on a HiGHS vertex (m = 2, n = 30, contagious
     prior (0.2), ε = 10: cascades along rows of zeros) and on a randomly perturbed E_d: the same point, bit for
     bit."""
-    from problems.lp.bounds import RAISE_ROUNDS, REPAIR_FLOOR, _raise_small_sides, _rk, tight_reference
+    from problems.lp.bounds import RAISE_ROUNDS, REPAIR_FLOOR, _raise_small_sides, tight_reference
     from problems.orbit import ReducedPDDP
     from problems.orbit.symmetric_prior import parse_symmetric_prior
     from problems.solvers.backends import backend
@@ -490,20 +491,31 @@ def test_raising_small_sides_checks_only_rows_that_can_break_again():
         assert np.array_equal(_raise_small_sides(spec, z, rho), full_sweeps(spec, z, rho))
 
 
-def test_deficit_sweeps_work_on_the_deficits_only():
+@pytest.mark.parametrize("slice_rows", [None, 97])
+def test_deficit_sweeps_work_on_the_deficits_only(slice_rows, monkeypatch):
     """The safe bound's deficit sweeps (push and pull) work on the rows at the deficits where these are few and
     recompute the reduced costs there only.  Against full passes written here (every row, reduced costs from
     scratch each sweep), on HiGHS's multipliers (m = 2, n = 30, contagious prior (0.2), ε = 10: a few hundred
-    deficits) and Clarabel's (README mixture, ε = 1: deficits everywhere): the same multipliers, bit for bit."""
-    from problems.lp.bounds import _pull_deficits, _push_deficits, _reduced_costs, _rk, lower_bound
+    deficits) and Clarabel's (README mixture, ε = 1: deficits everywhere): the same multipliers, bit for bit —
+    also when the library's sums and full passes run over slices of 97 rows (``slice_rows``)."""
+    from problems.lp import ratio_rows
+    from problems.lp.dual_bound import _pull_deficits, _push_deficits, _reduced_costs, lower_bound
     from problems.orbit import ReducedPDDP
     from problems.orbit.symmetric_prior import parse_symmetric_prior
     from problems.solvers.backends import backend
 
+    if slice_rows is not None:
+        monkeypatch.setattr(ratio_rows, "ROW_SLICE", slice_rows)
+
+    def reduced_costs(spec, rk, nu, lam):  # noqa: ANN001, ANN202
+        K = spec.K
+        plus = np.bincount(spec.src, weights=lam, minlength=K)
+        return spec.c + plus - np.bincount(spec.dst, weights=rk * lam, minlength=K) + nu[spec.group]
+
     def push(spec, rk, nu, lam):  # noqa: ANN001, ANN202
         lam = lam.copy()
         for _ in range(8):
-            deficit = np.maximum(-_reduced_costs(spec, rk, nu, lam), 0.0)
+            deficit = np.maximum(-reduced_costs(spec, rk, nu, lam), 0.0)
             if not np.any(deficit > 0):
                 break
             avail = np.bincount(spec.dst, weights=rk * lam, minlength=spec.K)
@@ -517,7 +529,7 @@ def test_deficit_sweeps_work_on_the_deficits_only():
     def pull(spec, rk, nu, lam):  # noqa: ANN001, ANN202
         lam = lam.copy()
         for _ in range(8):
-            d = _reduced_costs(spec, rk, nu, lam)
+            d = reduced_costs(spec, rk, nu, lam)
             need = np.maximum(-d, 0.0)
             if not np.any(need > 0):
                 break
@@ -545,6 +557,7 @@ def test_deficit_sweeps_work_on_the_deficits_only():
         rk = _rk(spec, eps)[0]
         lam = np.clip(raw.lam, 0.0, None)
         assert np.any(_reduced_costs(spec, rk, raw.nu, lam) < 0)
+        assert np.array_equal(_reduced_costs(spec, rk, raw.nu, lam), reduced_costs(spec, rk, raw.nu, lam))
         assert np.array_equal(_push_deficits(spec, rk, raw.nu, lam), push(spec, rk, raw.nu, lam))
         assert np.array_equal(_pull_deficits(spec, rk, raw.nu, lam, spec.upper), pull(spec, rk, raw.nu, lam))
         # in place (the lower bound hands its own copy over): the same multipliers, in the array handed over
@@ -607,7 +620,7 @@ def test_one_round_of_the_closure_is_the_largest_point_below_by_shortest_paths(p
     z = np.clip(backend("BLOCK").solve(spec, eps, time_limit=60).z, 0.0, None)
     assert np.all(z > 0)
     z[np.argsort(-z)[:20]] *= 1 + 1e-6
-    rho = bounds._rk(spec, eps)[0] * (1 - 1e-11)
+    rho = _rk(spec, eps)[0] * (1 - 1e-11)
     monkeypatch.setattr(bounds, "CLOSURE_ROUNDS", 1)
     v = bounds._closure(spec, z, rho)
     # reversed rows d → s with weight ln ρ'_p (parallel rows: the smallest), source K → t with ln z_t − 1000

@@ -476,10 +476,15 @@ def solve_block_angular(
             note(iteration=it, kkt=f"{merit:.1e}")
             if merit <= tol:
                 return zt, nu, lam, s, it
+            if (
+                merit < best[0]
+            ):  # (before the certificate: an earlier best iterate is not kept alive beside it)
+                best = (merit, zt, nu, lam, s, it)
             near = abs(pobj - dobj) <= max(ENOUGH_RELATIVE * abs(pobj), ENOUGH_ABSOLUTE / data.cost_scale)
             ask = enough if gap <= ENOUGH_GAP and near else None  # the early-stop test, until asked on it
             if ask is not None and (gap <= ENOUGH_STEP * asked[0] or it >= asked[1]):
                 del r_g  # peak memory: the certificate works beside the iterate (r_g is formed again below)
+                trim_heap()  # the last factorisation's freed pages, which the certificate's arrays would not reuse
                 if ask(zt, nu, lam, s):
                     return zt, nu, lam, s, it
                 r_g = data.G(zt)
@@ -488,8 +493,6 @@ def solve_block_angular(
                 ask = None
             if probe is not None and probe(zt, nu, lam, s, it):
                 return zt, nu, lam, s, it
-            if merit < best[0]:
-                best = (merit, zt, nu, lam, s, it)
             if it == max_iter:
                 break
             if deadline is not None and time.perf_counter() > deadline:

@@ -50,6 +50,17 @@ def _rk(spec: RatioLPSpec, eps: float, rows: slice = slice(None)) -> tuple[np.nd
     return rk, rel
 
 
+def _rk_all(spec: RatioLPSpec, eps: float) -> tuple[np.ndarray, float]:
+    """fl(e^ε κ_p) over all rows and the largest of :func:`_rk`'s error bounds (bitwise the same: that bound is
+    monotone in |ε + ln κ_p|), with no temporary over the rows beside the result."""
+    x = eps + spec.log_kappa
+    if x.size == 0:
+        return x, 0.0
+    largest = max(float(x.max()), -float(x.min()))
+    rel = (2.0 * largest + 6.0) * _U + 1.01 * spec.log_kappa_error
+    return np.exp(x, out=x), float(rel)
+
+
 def verify(spec: RatioLPSpec, z: np.ndarray, eps: float) -> bool:
     """True if the exact normalisation z·b_g/s_g of the float vector z is feasible at ε (rigorous test)."""
     if z.shape != (spec.K,) or not np.all(np.isfinite(z)) or np.any(z < 0):
