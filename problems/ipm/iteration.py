@@ -370,7 +370,7 @@ class _Newton:
             r_l = r_l.pop()
         # a homogeneous system refined by GMRES: Δw, Δλ formed once, from the refined Δz (_ratio_parts)
         late_w = homogeneous and refine and self.krylov
-        d = self.raw(r_d, r_p, r_g, r_s, r_l, keep_dw=not late_w)
+        d: list = self.raw(r_d, r_p, r_g, r_s, r_l, keep_dw=not late_w)  # (its Δw, Δλ may be None)
         if not late_w:
             del r_l
         del r_d, r_g
