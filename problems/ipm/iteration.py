@@ -338,10 +338,7 @@ class _Newton:
         ``r_l`` may be handed over as a one-element list, which is emptied: the array is then freed as soon as
         the unrefined solve has read it (peak memory: the refinement does not need it).  A homogeneous system
         refined by GMRES keeps it instead of Δw and Δλ, which it forms from the refined Δz
-        (:meth:`_ratio_parts`: one ratio-row vector alive during the refinement instead of two); a system with
-        the feasibility residuals refined by GMRES keeps Δλ (the refinement updates it as it updates Δs, so that
-        equation (1) keeps holding to rounding) and forms Δw from the refined Δz afterwards
-        (:meth:`_slack_step`).
+        (:meth:`_ratio_parts`: one ratio-row vector alive during the refinement instead of two).
 
         ``homogeneous=True`` solves with zero feasibility residuals (a centrality corrector's system);
         ``refine=False`` skips iterative refinement (directions used only for centring or step prediction);
@@ -370,14 +367,10 @@ class _Newton:
             r_l = r_l.pop()
         # a homogeneous system refined by GMRES: Δw, Δλ formed once, from the refined Δz (_ratio_parts)
         late_w = homogeneous and refine and self.krylov
-        d: list = self.raw(r_d, r_p, r_g, r_s, r_l, keep_dw=not late_w)  # (its Δw, Δλ may be None)
+        d = self.raw(r_d, r_p, r_g, r_s, r_l, keep_dw=not late_w)
         if not late_w:
             del r_l
         del r_d, r_g
-        # with the feasibility residuals, Δw is formed from the refined Δz (peak memory: one ratio-row vector)
-        late_dw = refine and self.krylov and not homogeneous
-        if late_dw:
-            d[1] = None
         if not refine:
             return tuple(d)
         scale_s = np.maximum(np.abs(r_s), self.mu) * (REFINE_TOL_COMPLEMENTARITY / REFINE_TOL)
@@ -390,8 +383,6 @@ class _Newton:
             d = list(krylov.refine(self, d, r_p, r_s, scale_s, KRYLOV_DIM))
             if late_w:
                 d[1], d[3] = self._ratio_parts(d[0], r_l)
-            elif late_dw:
-                d[1] = self._slack_step(d[0])
             return tuple(d)
         err_old = np.inf
         for _ in range(self.refine_steps):
@@ -411,18 +402,6 @@ class _Newton:
             del corr
         self.unrefined = max(self.unrefined, err)  # (after the last step: an upper estimate)
         return tuple(d)
-
-    def _slack_step(self, dz: np.ndarray) -> np.ndarray:
-        r"""Δw = −GΔz − r_g, equation (3), from the refined Δz; r_g is this system's, or formed again from the
-        iterate as the iteration forms it (G z + w) where the last solve with it has released it."""
-        dw = self.data.G(dz)
-        np.negative(dw, out=dw)
-        r_g = self.r_g
-        if r_g is None:
-            r_g = self.data.G(self.zt)
-            r_g += self.w
-        dw -= r_g
-        return dw
 
     def _ratio_parts(self, dz: np.ndarray, r_l: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         r"""Δw = −GΔz and Δλ = (r_λ − ΛΔw)/W of a homogeneous direction, equations (3) and (4), from its

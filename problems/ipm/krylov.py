@@ -48,8 +48,8 @@ def refine(
     cycle ends at the refinement tolerance (estimated), or when a correction reduces the estimated residual by
     less than the contraction factor (as Richardson refinement would stop); refinement stops at the tolerance
     (max norm, measured), when a cycle reduces the error by less than the contraction factor, or after
-    ``refine_steps`` solves.  ``d[1]`` (Δw), or both ``d[1]`` and ``d[3]`` (Δw, Δλ), may be None: the caller
-    then forms them from the refined Δz.
+    ``refine_steps`` solves.  ``d[1]`` and ``d[3]`` (Δw, Δλ) may be None: the caller then forms them from the
+    refined Δz.
     """
     nz = newton.zt.size
     inv_s = 1.0 / scale_s
@@ -121,11 +121,10 @@ def refine(
         d[2] += dnu
         d[4] += ds
         del ds, dnu
-        if d[3] is not None:  # Δλ (and Δw if kept) of the combination (else formed by the caller from Δz)
+        if d[1] is not None:  # Δw and Δλ of the combination (else formed by the caller from the refined Δz)
             dw = newton.data.G(dz)
             np.negative(dw, out=dw)
-            if d[1] is not None:
-                d[1] += dw
+            d[1] += dw
             dw *= newton.lam  # λΔw/w, in place
             dw /= newton.w
             d[3] -= dw
