@@ -59,3 +59,41 @@ def test_lower_bound_does_not_depend_on_the_slices(monkeypatch):
         sliced = lower_bound(spec, eps, raw.nu, lam, upper=spec.c @ raw.z * 1.01)
         assert whole[0] == sliced[0] and whole[0] > 0
         assert np.array_equal(whole[1], sliced[1])
+
+
+@pytest.mark.parametrize("kind", ["nan", "inf", "negative", "huge", "zero"])
+def test_lower_bound_and_repair_on_odd_inputs_do_not_depend_on_the_slices(kind, monkeypatch):
+    """Multipliers with NaN, ±inf, negative, 1e130 or no entries, at ε = 50 (e^ε κ up to 1e21) and a point far from
+    feasible: the lower bound, its reduced costs and the repaired point are the same with slices of 5 rows as with
+    one slice."""
+    from problems.lp.bounds import repair
+    from problems.orbit import ReducedPDDP
+    from problems.orbit.symmetric_prior import parse_symmetric_prior
+
+    spec = ReducedPDDP(parse_symmetric_prior("contagious:0.9:0.3,0.7", 9, 2)).lp.spec
+    rng = np.random.default_rng(len(kind))
+    eps = 50.0
+    lam = rng.random(spec.P) * 10.0 ** rng.integers(-20, 5, spec.P)
+    nu = rng.normal(size=spec.G)
+    at = rng.integers(0, spec.P, 7)
+    if kind == "nan":
+        lam[at] = np.nan
+    elif kind == "inf":
+        lam[at[:3]], lam[at[3:]] = np.inf, -np.inf
+    elif kind == "negative":
+        lam = -lam
+    elif kind == "huge":
+        lam[at] = 1e130
+    else:
+        lam[:] = 0.0
+    z = rng.random(spec.K)
+    out = []
+    for rows in (1 << 19, 5):
+        monkeypatch.setattr(ratio_rows, "ROW_SLICE", rows)
+        out.append((lower_bound(spec, eps, nu, lam, upper=1.0), repair(spec, z, eps)))
+    (lo1, d1), (z1, t1) = out[0]
+    (lo2, d2), (z2, t2) = out[1]
+    assert lo1 == lo2 and lo1 >= 0.0
+    assert np.array_equal(d1, d2, equal_nan=True)
+    assert (z1 is None) == (z2 is None) and (z1 is None or np.array_equal(z1, z2))
+    assert t1 == t2 or (np.isnan(t1) and np.isnan(t2))
