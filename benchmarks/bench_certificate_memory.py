@@ -33,6 +33,7 @@ def main() -> None:
     import numpy as np
 
     import problems
+    from problems.export import atomic_write_text
     from problems.lp import bounds, exact_feasibility
     from problems.orbit import ReducedPDDP
     from problems.orbit.symmetric_prior import parse_symmetric_prior
@@ -101,10 +102,7 @@ def main() -> None:
     )
     print(line)
     if args.out:
-        tmp = f"{args.out}.tmp{os.getpid()}"
-        with open(tmp, "w") as fh:
-            fh.write(line + "\n")
-        os.replace(tmp, args.out)
+        atomic_write_text(args.out, line + "\n")
 
 
 if __name__ == "__main__":

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import resource
 import sys
 import time
@@ -31,6 +30,7 @@ def main() -> None:
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
 
+    from problems.export import atomic_write_text
     from problems.orbit import ReducedPDDP
     from problems.orbit.symmetric_prior import parse_symmetric_prior
 
@@ -56,10 +56,7 @@ def main() -> None:
     )
     print(line)
     if args.out:
-        tmp = f"{args.out}.tmp{os.getpid()}"
-        with open(tmp, "w") as fh:
-            fh.write(line + "\n")
-        os.replace(tmp, args.out)
+        atomic_write_text(args.out, line + "\n")
 
 
 if __name__ == "__main__":

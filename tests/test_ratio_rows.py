@@ -12,7 +12,24 @@ import pytest
 
 from problems.lp import ratio_rows
 from problems.lp.dual_bound import lower_bound
-from problems.lp.ratio_rows import row_slices, side_sums
+from problems.lp.ratio_rows import collect, row_slices, side_sums
+
+
+@pytest.mark.parametrize("slice_rows", [1, 7, 1 << 19])
+def test_collect_concatenates_over_the_slices(slice_rows, monkeypatch):
+    monkeypatch.setattr(ratio_rows, "ROW_SLICE", slice_rows)
+    x = np.random.default_rng(0).normal(size=50)
+
+    def pick(part):  # noqa: ANN001, ANN202
+        at = np.flatnonzero(x[part] > 0)
+        return at + (part.start if isinstance(part, slice) else 0), x[part][at]
+
+    where, values = collect(x.size, pick)
+    assert np.array_equal(where, np.flatnonzero(x > 0)) and np.array_equal(values, x[x > 0])
+    empty = collect(0, pick)
+    assert [a.size for a in empty] == [0, 0] and empty[1].dtype == float
+    only = np.array([3, 1, 4])
+    assert np.array_equal(collect(x.size, lambda part: (x[part],), only)[0], x[only])
 
 
 @pytest.mark.parametrize("slice_rows", [1, 7, 64, 1 << 19])

@@ -27,7 +27,7 @@ import numpy as np
 from .dual_bound import lower_bound
 from .exact_feasibility import _gamma, _group_sums, _rk_all, upper_bound, verify
 from .face import face_points
-from .ratio_rows import row_slices, rows_at, rows_by
+from .ratio_rows import collect, rows_at, rows_by
 from .spec import RatioLPSpec
 from .status import ABSOLUTE_GAP, RELATIVE_GAP, bounds_agree, decide_status, refined
 
@@ -138,15 +138,14 @@ def _mix(
     spec: RatioLPSpec, z: np.ndarray, z0: np.ndarray, rho: np.ndarray, eps: float
 ) -> tuple[np.ndarray | None, float]:
     """The smallest mixture (1 − t)z + t z0 (doubling t from the linear estimate) that :func:`verify` accepts."""
-    # the broken rows and their violations only, found in slices (peak memory: no vector over all rows)
-    found = []
-    for rows in row_slices(spec.P):
+
+    def broken(rows: slice) -> tuple[np.ndarray, np.ndarray]:
         part = z[spec.src[rows]] - rho[rows] * z[spec.dst[rows]]
-        broken = np.flatnonzero(part > 0)
-        found.append((broken + rows.start, part[broken]))
-    viol = np.concatenate([f[0] for f in found]) if found else np.zeros(0, dtype=np.int64)
-    v = np.concatenate([f[1] for f in found]) if found else np.zeros(0)
-    del found
+        at = np.flatnonzero(part > 0)
+        return at + rows.start, part[at]
+
+    # the broken rows and their violations only, found in slices (peak memory: no vector over all rows)
+    viol, v = collect(spec.P, broken)  # type: ignore[arg-type]
     t = 0.0
     # the float test keeps a wider margin than verify's rigorous one: rows it flags by a relative 1e-13 (the
     # renormalisation of a local repair) may already hold exactly, and a mixture would pay for them where the
@@ -210,9 +209,8 @@ def _closure(spec: RatioLPSpec, z: np.ndarray, rho: np.ndarray, sweeps: int = 20
     The rows hold with a relative margin of 1e-12, which the renormalisation keeps; :func:`verify` decides.
     """
     v = z.copy()
-    margin = (
-        1 - 1e-12
-    )  # the rows' cap ρ_p(1 − 1e-12), formed per use (peak memory: not a vector over the rows)
+    # the rows' cap ρ_p(1 − 1e-12), formed per use (peak memory: not a vector over the rows)
+    margin = 1 - 1e-12
     # the renormalisation raises each group by its own factor (the mass it lost) and can break the rows between
     # groups again; a further round lowers those, and the spread of the factors falls about 3× per round
     # (m = 2, n = 100, contagious (0.9) PD-DP at ε = 0.5: 2e-11, 6e-12, 2e-12, 5e-13, then every row holds).
@@ -248,16 +246,15 @@ def _broken_large_sides(
 ) -> tuple[np.ndarray, np.ndarray]:
     """The large sides s_p of the rows p (``None``: every row, in slices) with v[s_p] > ρ_p·margin·v[d_p], and
     those caps, all formed from this v."""
-    found, caps = [], []
-    for part in row_slices(spec.P) if rows is None else [rows]:
+
+    def pick(part: slice | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         src = spec.src[part]
         cap = rho[part] * margin * v[spec.dst[part]]
         bad = v[src] > cap
-        found.append(src[bad])
-        caps.append(cap[bad])
-    if not found:
-        return np.zeros(0, dtype=spec.src.dtype), np.zeros(0)
-    return np.concatenate(found), np.concatenate(caps)
+        return src[bad], cap[bad]
+
+    lowered, caps = collect(spec.P, pick, rows)
+    return lowered, caps
 
 
 def _broken_small_sides(
@@ -265,16 +262,15 @@ def _broken_small_sides(
 ) -> tuple[np.ndarray, np.ndarray]:
     """The small sides d_p of the rows p (``None``: every row, in slices) with z[s_p]/ρ_p > z[d_p](1 + 1e-15), and
     z[s_p]/ρ_p (1 + 1e-15), all formed from this z."""
-    found, needs = [], []
-    for part in row_slices(spec.P) if rows is None else [rows]:
+
+    def pick(part: slice | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         dst = spec.dst[part]
         need = z[spec.src[part]] / rho[part]
         bad = need > z[dst] * (1 + 1e-15)
-        found.append(dst[bad])
-        needs.append(need[bad] * (1 + 1e-15))
-    if not found:
-        return np.zeros(0, dtype=spec.dst.dtype), np.zeros(0)
-    return np.concatenate(found), np.concatenate(needs)
+        return dst[bad], need[bad] * (1 + 1e-15)
+
+    raised, needs = collect(spec.P, pick, rows)
+    return raised, needs
 
 
 #: rounds of raising and renormalising in :func:`_raise_small_sides`

@@ -24,7 +24,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from .exact_feasibility import _U, _gamma, _rk_all
-from .ratio_rows import row_slices, rows_by, rows_of, side_sums
+from .ratio_rows import collect, row_slices, rows_by, rows_of, side_sums
 from .spec import RatioLPSpec
 
 __all__ = ["lower_bound", "LAMBDA_CAPS", "FEW_DEFICITS"]
@@ -40,9 +40,9 @@ def lower_bound(
     if nu is None or lam is None or np.shape(nu) != (spec.G,) or np.shape(lam) != (spec.P,):
         return 0.0, spec.c.copy()
     # peak memory (m = 2, n = 200: every vector over the ratio rows is 41 MiB): besides fl(e^ε κ), one copy of λ
-    # at a time, and the sums over the rows in slices (:func:`~problems.lp.ratio_rows.side_sums`)
-    # the rows sorted by each side, for every sweep of every try: formed first, while no other vector over the
-    # rows is alive (the sort's 64-bit order is one)
+    # at a time, and the sums over the rows in slices (:func:`~problems.lp.ratio_rows.side_sums`).  The rows
+    # sorted by each side, for every sweep of every try, are formed first, while no other vector over the rows
+    # is alive (the sort's 64-bit order is one).
     by = {side: rows_by(spec, side) for side in ("src", "dst")}
     nu = np.nan_to_num(np.asarray(nu, dtype=float), nan=0.0, posinf=0.0, neginf=0.0)
     rk, rel = _rk_all(spec, eps)
@@ -98,16 +98,22 @@ def _capped(spec: RatioLPSpec, rk: np.ndarray, lam: np.ndarray) -> Iterator[np.n
     if top > 0:
         for cap in LAMBDA_CAPS:
             capped = _clean(lam)
-            big = []
-            for rows in row_slices(spec.P):
-                with np.errstate(over="ignore", invalid="ignore"):
-                    w = rk[rows] * capped[rows]
-                big.append(np.flatnonzero(~(w <= cap * top)) + rows.start)
-            at = np.concatenate(big) if big else np.zeros(0, dtype=int)
+            at = _weights_above(spec, rk, capped, cap * top)
             if at.size:
                 capped[at] = 0.0
                 yield capped
             del capped
+
+
+def _weights_above(spec: RatioLPSpec, rk: np.ndarray, lam: np.ndarray, limit: float) -> np.ndarray:
+    """The rows p whose weight e^ε κ_p λ_p is above ``limit`` or not a number (found in slices)."""
+
+    def above(rows: slice) -> tuple[np.ndarray]:
+        with np.errstate(over="ignore", invalid="ignore"):
+            w = rk[rows] * lam[rows]
+        return (np.flatnonzero(~(w <= limit)) + rows.start,)
+
+    return collect(spec.P, above)[0]  # type: ignore[arg-type]
 
 
 def _best_nu(spec: RatioLPSpec, r: np.ndarray, ub: np.ndarray) -> np.ndarray | None:

@@ -11,12 +11,14 @@ on those rows only once few entries change.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from ..indexing import index_dtype
 from .spec import RatioLPSpec
 
-__all__ = ["ROW_SLICE", "side_sums", "row_slices", "rows_by", "rows_of", "rows_at"]
+__all__ = ["ROW_SLICE", "side_sums", "row_slices", "collect", "rows_by", "rows_of", "rows_at"]
 
 #: rows per slice
 ROW_SLICE = 1 << 19
@@ -25,6 +27,15 @@ ROW_SLICE = 1 << 19
 def row_slices(rows: int) -> list[slice]:
     """Consecutive slices of at most :data:`ROW_SLICE` rows covering ``range(rows)``."""
     return [slice(start, start + ROW_SLICE) for start in range(0, rows, ROW_SLICE)]
+
+
+def collect(
+    rows: int, pick: Callable[[slice | np.ndarray], tuple[np.ndarray, ...]], only: np.ndarray | None = None
+) -> tuple[np.ndarray, ...]:
+    """``pick(part)`` over the rows ``only`` (an index array), or over every one of ``rows`` rows in slices,
+    each of its arrays concatenated over the slices (with no rows: ``pick`` of an empty slice)."""
+    parts = [pick(part) for part in ([only] if only is not None else row_slices(rows) or [slice(0, 0)])]
+    return tuple(np.concatenate(arrays) for arrays in zip(*parts))
 
 
 def side_sums(
