@@ -62,13 +62,23 @@ def test_layered_system_is_in_band_order_and_its_products_split_over_threads():
     )
     rng = np.random.default_rng(3)
     u, v = rng.random(spec.K), rng.random(spec.P)
+    # Gᵀ is kept only as its two diagonal pieces, each owning its entries (no second copy of half of them)
+    assert s._halves is not None and s.G0T is None
+    for piece in s._halves:
+        for a in (piece[4].data, piece[4].indices):
+            owner = a
+            while isinstance(owner.base, np.ndarray):
+                owner = owner.base
+            assert owner.nbytes == a.nbytes
     with ThreadPoolExecutor(2) as pool:
         s.use_pool(pool)
-        assert s._halves is not None
-        np.testing.assert_allclose(s.G(u), G @ u, rtol=1e-14, atol=1e-15)
-        np.testing.assert_allclose(s.GT(v), G.T @ v, rtol=1e-14, atol=1e-15)
+        Gu, GTv = s.G(u), s.GT(v)
+        np.testing.assert_allclose(Gu, G @ u, rtol=1e-14, atol=1e-15)
+        np.testing.assert_allclose(GTv, G.T @ v, rtol=1e-14, atol=1e-15)
         s.use_pool(None)
-    np.testing.assert_allclose(s.G(u), G @ u, rtol=1e-14, atol=1e-15)
+    # one piece after the other without the threads: the same sums, bit for bit
+    np.testing.assert_array_equal(s.G(u), Gu)
+    np.testing.assert_array_equal(s.GT(v), GTv)
     # the linking rows in the system's order: A u and Aᵀν against the LP's own sparse A, columns permuted
     A = sp.csr_matrix(spec.A)[:, np.asarray(s.order)]
     nu = rng.random(spec.G)
@@ -234,11 +244,15 @@ def _exact_dual_residual(sysm: RaggedBlockSystem, nu, lam, s, j: int):  # noqa: 
     """c_j + (Aᵀν)_j + (Gᵀλ)_j − s_j in exact rational arithmetic, from the stored floats (Fraction)."""
     from fractions import Fraction
 
-    G = sysm.G0T
-    lo, hi = G.indptr[j], G.indptr[j + 1]
+    if sysm._halves is None:
+        G, j0, p0 = sysm.G0T, j, 0
+    else:  # Gᵀ is kept as its two diagonal pieces (variables r0:r1, ratio rows p0:p1)
+        r0, _, p0, _, G, _ = next(h for h in sysm._halves if h[0] <= j < h[1])
+        j0 = j - r0
+    lo, hi = G.indptr[j0], G.indptr[j0 + 1]
     total = Fraction(sysm.ct[j]) + Fraction(sysm.AT(nu)[j]) - Fraction(s[j])
     for a, p in zip(G.data[lo:hi], G.indices[lo:hi]):
-        total += Fraction(a) * Fraction(lam[p])
+        total += Fraction(a) * Fraction(lam[p0 + p])
     return total
 
 
