@@ -7,8 +7,9 @@ Solves one m = 2 reduced PD-DP point through the public call (``method="lp"``) u
 per trace: every NumPy array is counted at the line that allocated it).  Each time the flexible GMRES refinement
 (``problems.ipm.krylov``) computes a residual with more traced memory than the last snapshot (by 4 MiB), it takes a
 snapshot; the last one is the refinement's traced peak.  One JSON line: wall seconds (slowed by the tracing),
-status, the traced peak of the whole call and of the refinement, whether that was a homogeneous (centrality
-corrector's) solve, and the ``--top`` allocation sites of the live set then, in MiB with their number of blocks.
+status, the traced peak of the whole call and of the refinement, the solve it was in (the library's frames up to
+the iteration, as ``bench_public_peak.py`` names them), and the ``--top`` allocation sites of the live set then,
+in MiB with their number of blocks.
 The resident peak (``bench_public_peak.py``) is higher by the heap's free pages; this is the live set under it.
 """
 
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 import tracemalloc
 
@@ -35,14 +37,14 @@ def main() -> None:
     from problems.orbit import ReducedPDDP
     from problems.orbit.symmetric_prior import parse_symmetric_prior
 
-    seen: dict = {"max": 0, "snapshot": None, "homogeneous": None}
+    seen: dict = {"max": 0, "snapshot": None, "where": None}
     residual = krylov.residual
 
     def traced(newton, d, r_p, r_s):  # noqa: ANN001, ANN202 - krylov.residual, watched
         out = residual(newton, d, r_p, r_s)
         now = tracemalloc.get_traced_memory()[0]
         if now > seen["max"] + 4 * 2**20:
-            seen.update(max=now, snapshot=tracemalloc.take_snapshot(), homogeneous=r_p is None)
+            seen.update(max=now, snapshot=tracemalloc.take_snapshot(), where=_where(sys._getframe(1)))
         return out
 
     krylov.residual = traced
@@ -68,13 +70,23 @@ def main() -> None:
             "status": str(res.status),
             "traced_peak_mib": round(tracemalloc.get_traced_memory()[1] / 2**20, 1),
             "refinement_peak_mib": round(seen["max"] / 2**20, 1),
-            "refinement_peak_homogeneous": seen["homogeneous"],
+            "refinement_peak_at": seen["where"],
             "sites": sites,
         }
     )
     print(line)
     if args.out:
         atomic_write_text(args.out, line + "\n")
+
+
+def _where(frame) -> str:  # noqa: ANN001 - the caller's frames, innermost first, up to the iteration
+    names = []
+    while frame is not None and len(names) < 6:
+        names.append(f"{frame.f_code.co_name}:{frame.f_lineno}")
+        if frame.f_code.co_name == "solve_block_angular":
+            break
+        frame = frame.f_back
+    return " < ".join(names)
 
 
 if __name__ == "__main__":

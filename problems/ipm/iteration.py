@@ -34,6 +34,7 @@ import sys
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from typing import Protocol
 
 import numpy as np
@@ -185,6 +186,23 @@ def _default_threads() -> int:
     )
 
 
+def _feasibility_residuals(
+    data: BlockSystem,
+    ct: np.ndarray,
+    zt: np.ndarray,
+    w: np.ndarray,
+    nu: np.ndarray,
+    lam: np.ndarray,
+    s: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(r_d, r_g) = (c + Aᵀν + Gᵀλ − s, Gz + w) at an iterate (the one expression, so that a Newton solve that
+    forms them again has the same values)."""
+    r_g = data.G(zt)
+    r_g += w
+    r_d = ct + data.AT(nu) + data.GT(lam) - s
+    return r_d, r_g
+
+
 class _Newton:
     r"""Newton directions at one iterate, sharing one factorisation, with iterative refinement.
 
@@ -195,10 +213,13 @@ class _Newton:
     :data:`REFINE_STEPS` refinement steps on the unreduced residual.
     """
 
-    def __init__(self, data, fac, zt, w, lam, s, r_d, r_p, r_g, mu, bnorm, pool=None) -> None:  # noqa: ANN001
+    def __init__(self, data, fac, zt, w, lam, s, r_d, r_p, r_g, mu, bnorm, pool=None, residuals=None) -> None:  # noqa: ANN001
         self.data, self.fac = data, fac
         self.zt, self.w, self.lam, self.s = zt, w, lam, s
         self.r_d, self.r_p, self.r_g, self.mu, self.bnorm = r_d, r_p, r_g, mu, bnorm
+        # () ↦ (r_d, r_g) formed again at this iterate (the same values): a solve refined by GMRES then releases
+        # them for its refinement (peak memory: a ratio-row vector and a variable vector)
+        self.residuals = residuals
         self.refine_tol = REFINE_TOL
         self.unrefined = 0.0  # the largest error a refinement of these solves left (in its own measure)
         self.refine_steps = data.refine_steps  # longer for block systems (normal equations less accurate)
@@ -344,7 +365,8 @@ class _Newton:
         ``refine=False`` skips iterative refinement (directions used only for centring or step prediction);
         ``last=True`` marks the last solve with the feasibility residuals: r_g and r_d are released once its
         unrefined solve has read them (peak memory: the refinement does not need them, and the centrality
-        correctors solve with zero residuals).
+        correctors solve with zero residuals).  With :attr:`residuals`, an earlier solve refined by GMRES
+        releases them too, and the next solve with the feasibility residuals forms them again.
 
         Refinement stops once equation (2) holds to :data:`REFINE_TOL` of ‖b‖ and equation (5) to
         :data:`REFINE_TOL_COMPLEMENTARITY` of max(|r_s|, μ), or, for a basic variable (:math:`s_j < z_j`), to
@@ -360,8 +382,10 @@ class _Newton:
         if homogeneous:
             r_d = r_p = r_g = None
         else:
+            if self.r_g is None and self.residuals is not None:  # released by an earlier refined solve
+                self.r_d, self.r_g = self.residuals()
             r_d, r_p, r_g = self.r_d, self.r_p, self.r_g
-            if last:
+            if last or (refine and self.krylov and self.residuals is not None):
                 self.r_d = self.r_g = None
         if isinstance(r_l, list):
             r_l = r_l.pop()
@@ -461,9 +485,7 @@ def solve_block_angular(
         use_pool(pool)
     try:
         for it in range(max_iter + 1):
-            r_g = data.G(zt)
-            r_g += w
-            r_d = ct + data.AT(nu) + data.GT(lam) - s
+            r_d, r_g = _feasibility_residuals(data, ct, zt, w, nu, lam, s)
             r_p = data.A(zt) - b
             comp = float(np.sum(zt * s) + np.sum(w * lam))
             mu = comp / n_comp
@@ -520,7 +542,9 @@ def solve_block_angular(
             del off, E, diag  # in the factorisation now
 
             del D  # the Newton solves form D∘r_g from λ, w and r_g
-            newton_sys = _Newton(data, fac, zt, w, lam, s, r_d, r_p, r_g, mu, bnorm, pool)
+            again = partial(_feasibility_residuals, data, ct, zt, w, nu, lam, s)
+            newton_sys = _Newton(data, fac, zt, w, lam, s, r_d, r_p, r_g, mu, bnorm, pool, again)
+            del again
             del r_d, r_g  # the Newton solves' own now (released after the corrector's unrefined solve)
             newton = newton_sys.solve
             # early on the unrefined directions are accurate to ~1e-10 relative: predictor and centrality
@@ -555,9 +579,15 @@ def solve_block_angular(
                 (dz, dw, dnu, dlam, ds), kept = correctors.centrality_correctors(
                     newton_sys, zt, w, lam, s, handed, sigma * mu, max_correctors, late
                 )
+            # the factorisation is not needed after the correctors: freed before the certificate below (peak memory:
+            # at m = 2, n = 200 the banded factors take 0.7 GB, which the certificate's arrays would sit beside)
+            unrefined = newton_sys.unrefined
+            del newton_sys, newton, fac
             # a direction refinement left inaccurate can step off the rounding floor: ask on this last good iterate
-            if ask is not None and newton_sys.unrefined > REFINE_FAILED and ask(zt, nu, lam, s):
-                return zt, nu, lam, s, it
+            if ask is not None and unrefined > REFINE_FAILED:
+                trim_heap()
+                if ask(zt, nu, lam, s):
+                    return zt, nu, lam, s, it
             eta = ETA
             ap, ad = steps(zt, w, lam, s, (dz, dw, dnu, dlam, ds), bounded, pool)
             ap, ad = eta * ap, eta * ad
@@ -570,7 +600,7 @@ def solve_block_angular(
             s = s + ad * ds
             # free this iteration's factorisation and directions before the next one's (peak memory: at m = 2,
             # n = 200 the banded factors take 0.7 GB and a direction's ratio-row parts 88 MB)
-            del newton_sys, newton, fac, dz, dw, dnu, dlam, ds, defl
+            del dz, dw, dnu, dlam, ds, defl
             if min(ap, ad) < 1e-12:
                 last = f"step length collapsed at iteration {it}"
                 break

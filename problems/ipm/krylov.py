@@ -22,7 +22,12 @@ def residual(
     equations hold by construction)."""
     dz, ds = d[0], d[4]
     e2 = -newton.data.A(dz) if r_p is None else -r_p - newton.data.A(dz)
-    return [r_s - (newton.s * dz + newton.zt * ds), e2]
+    e5 = newton.s * dz  # r_s − (s∘Δz + z∘Δs), formed in place (one temporary, the same operations)
+    t = newton.zt * ds
+    e5 += t
+    del t
+    np.subtract(r_s, e5, out=e5)
+    return [e5, e2]
 
 
 def refine(
@@ -55,7 +60,10 @@ def refine(
     inv_s = 1.0 / scale_s
 
     def pack(e5: np.ndarray, e2: np.ndarray) -> np.ndarray:
-        return np.concatenate([e5 * inv_s, e2 / newton.bnorm])
+        out = np.empty(nz + e2.size)  # written in place: no temporaries beside it
+        np.multiply(e5, inv_s, out=out[:nz])
+        np.divide(e2, newton.bnorm, out=out[nz:])
+        return out
 
     solves = 0
     err_old = np.inf
@@ -74,7 +82,8 @@ def refine(
         # the 2-norm reduction that would bring the max-norm below the tolerance (if both shrink alike)
         goal = 0.5 * beta * newton.refine_tol / err
         m = min(dim, newton.refine_steps - solves)
-        V = [r / beta]
+        r /= beta
+        V = [r]
         del r
         Z: list[list[np.ndarray | None]] = []
         H = np.zeros((m + 1, m))
@@ -88,8 +97,10 @@ def refine(
             solves += 1
             Z.append([c[0], c[2]])  # Δz, Δν (Δs follows from them: slack_of)
             left5, left2 = residual(newton, c, -e2, e5)
-            wv = V[j] - pack(left5, left2)  # K c_j in the weights
-            del c, left5, left2
+            del c, e5, e2
+            wv = pack(left5, left2)
+            del left5, left2
+            np.subtract(V[j], wv, out=wv)  # K c_j in the weights
             for i in range(j + 1):  # modified Gram–Schmidt
                 H[i, j] = float(V[i] @ wv)
                 wv -= H[i, j] * V[i]
@@ -111,7 +122,8 @@ def refine(
                 break
             if abs(g[j + 1]) > newton.refine_contraction * before:
                 break  # stagnating: a correction that gains less than a Richardson step ends the cycle
-            V.append(wv / hn)
+            wv /= hn
+            V.append(wv)
         y = sla.solve_triangular(H[:k, :k], g[:k], check_finite=False)
         del V, wv  # the basis is not needed for the combination (peak memory: the cycle's largest moment)
         dnu, dz = _combine(Z, y, 1), _combine(Z, y, 0)

@@ -82,7 +82,7 @@ class RatioLPSpec:
         The best constant mechanism in these variables (or ``None``): feasible at every ε ≥ eps_min (ratio 1 for
         PD-DP; p_X(x)/p_X(x') ≤ e^{ε_X} for PD-I), so an upper-bound candidate of the exact repair, verified like
         any other point.  Where the optimum is that mechanism (small ε, i.i.d. priors) no back-end point needs to
-        be repaired.
+        be repaired.  A 0/1 mechanism may be given as booleans (an eighth of the memory).
     alt_log_scale:
         ``ε ↦ ln s`` of a second column scaling, tried by the ``CLARABEL-ALT`` back end (PD-I: the shape of
         the identifiability mechanism E_i).  Scaling only: it never enters a proof.

@@ -388,13 +388,14 @@ class _PriorProgram(_Base):
             program=self.program,
             log_profile=log_profile,
             eps_min=getattr(self, "eps_X", 0.0),
-            constant=self._constant_u(),
+            constant=self._constant_u() > 0.5,  # 0/1: kept as booleans
             m=sym.m,
             log_group_mass=self.log_px_type if self.program == "pd-dp" else None,
         )
         del mv, lk
         J.__dict__.pop("moves", None)  # the LP keeps what it needs (m = 2, n = 200: 83–124 MB of moves)
         self.lp.spec.cache["mirror"] = J.mirror  # a symmetry when the prior has it: problems.lp.fold
+        J.__dict__.pop("keys", None)  # formed again if a lift needs them (m = 2, n = 200: 11 MB)
 
     def _log_kappa(self, mv) -> np.ndarray:
         return mv.log_kappa

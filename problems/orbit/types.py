@@ -118,7 +118,6 @@ class JointTypes:
             )
         self.n, self.m = int(n), int(m)
         flat = compositions(n, m * m)  # (K, m²), T flattened row-major: cell a*m + b
-        self.keys = composition_keys(flat, n)
         # counts T_ab ≤ n in 16 bits where n allows (m = 2, n = 200: 11 MB instead of 44 MB); sums and products of
         # them promote to 64 bits or floats
         self.flat = flat.astype(np.int16) if n < 2**15 else flat
@@ -138,6 +137,12 @@ class JointTypes:
     def T(self) -> np.ndarray:
         """``(K, m, m)`` joint type matrices (a view)."""
         return self.flat.reshape(-1, self.m, self.m)
+
+    @cached_property
+    def keys(self) -> np.ndarray:
+        """The joint types' keys (:func:`composition_keys`), increasing: formed on demand, and a caller that no longer
+        needs them may drop them (``__dict__.pop("keys")``; m = 2, n = 200: 11 MB)."""
+        return composition_keys(self.flat, self.n)
 
     @cached_property
     def distance(self) -> np.ndarray:
