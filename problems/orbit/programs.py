@@ -395,7 +395,6 @@ class _PriorProgram(_Base):
         del mv, lk
         J.__dict__.pop("moves", None)  # the LP keeps what it needs (m = 2, n = 200: 83–124 MB of moves)
         self.lp.spec.cache["mirror"] = J.mirror  # a symmetry when the prior has it: problems.lp.fold
-        J.__dict__.pop("keys", None)  # formed again if a lift needs them (m = 2, n = 200: 11 MB)
 
     def _log_kappa(self, mv) -> np.ndarray:
         return mv.log_kappa
