@@ -468,3 +468,35 @@ def test_enough_is_asked_before_a_step_that_refinement_left_inaccurate(monkeypat
     assert len(iterates) >= 3
     # between two iterates after the first test, at least one test (on the earlier iterate, before its step)
     assert all("ask" in events[a:b] for a, b in zip(iterates, iterates[1:]))
+
+
+def test_released_feasibility_residuals_leave_the_iterates_bitwise_the_same(monkeypatch):
+    """A refined predictor solve releases r_g and r_d and the corrector's solve forms them again (peak memory):
+    the iteration's answer is the same to the last bit as with the residuals kept."""
+    from problems.ipm import iteration
+
+    spec = ReducedPDDP(parse_symmetric_prior("contagious:0.9:0.3,0.7", 16, 2)).lp.spec
+    args = (spec.c, spec.A, spec.b, spec.src, spec.dst, spec.kappa, math.exp(1.0))
+    formed = []
+    feasibility = iteration._feasibility_residuals
+
+    def counted(*a):  # noqa: ANN002, ANN202
+        formed.append(1)
+        return feasibility(*a)
+
+    monkeypatch.setattr(iteration, "_feasibility_residuals", counted)
+    released = solve_block_lp(*args, threads=2)
+    once = len(formed)
+    init = iteration._Newton.__init__
+
+    def keeping(self, *a, **k):  # noqa: ANN001, ANN002, ANN003, ANN202
+        init(self, *a, **k)
+        self.residuals = None  # the residuals kept through every solve, as before
+
+    monkeypatch.setattr(iteration._Newton, "__init__", keeping)
+    formed.clear()
+    kept = solve_block_lp(*args, threads=2)
+    assert once > len(formed)  # the released residuals were formed again (more than once per iteration)
+    assert released[4] == kept[4]  # iterations
+    for a, b in zip(released[:4], kept[:4]):
+        np.testing.assert_array_equal(a, b)
