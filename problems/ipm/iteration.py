@@ -542,9 +542,8 @@ def solve_block_angular(
             del off, E, diag  # in the factorisation now
 
             del D  # the Newton solves form D∘r_g from λ, w and r_g
-            again = partial(_feasibility_residuals, data, ct, zt, w, nu, lam, s)
+            again = partial(_feasibility_residuals, data, ct, zt, w, nu, lam, s)  # (r_d, r_g) formed again
             newton_sys = _Newton(data, fac, zt, w, lam, s, r_d, r_p, r_g, mu, bnorm, pool, again)
-            del again
             del r_d, r_g  # the Newton solves' own now (released after the corrector's unrefined solve)
             newton = newton_sys.solve
             # early on the unrefined directions are accurate to ~1e-10 relative: predictor and centrality

@@ -365,9 +365,8 @@ def certify(
     up = upper_bound(spec, zr) if zr is not None else math.inf
     # two closed-form candidates, verified like any point: E_d just inside the level, and the best constant
     # mechanism (the optimum itself at small ε for many priors)
-    for candidate in (lambda: tight_reference(spec, eps), lambda: spec.constant):
-        zt = candidate()  # one at a time (a 0/1 constant may be stored as booleans: its float values here)
-        zt = None if zt is None else np.asarray(zt, dtype=float)
+    for zt in (tight_reference(spec, eps), spec.constant):
+        zt = None if zt is None else np.asarray(zt, dtype=float)  # a 0/1 constant may be stored as booleans
         if zt is not None and verify(spec, zt, eps):
             up_t = upper_bound(spec, zt)
             if up_t < up:  # the solver's point was worse (e.g. a poor point, heavily mixed)
