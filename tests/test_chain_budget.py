@@ -217,3 +217,21 @@ def test_an_iterate_the_early_stop_certified_is_not_certified_again(highs_optimu
     assert sol.bounds.lower == lo  # what the final recomputation would have given, to the bit
     ref = highs_optimum(spec, 1.0)
     assert sol.bounds.lower - 1e-9 <= ref <= sol.bounds.upper + 1e-9
+
+
+@pytest.mark.parametrize("prefer", ["block", "BLOCK", "block-ipm", ("highs", "block")])
+def test_a_preferred_back_end_is_tried_once_whatever_its_spelling(prefer):
+    """The chain's order names every back end once: a preferred one given in lower case or by an alias is the
+    default order's own, not a second attempt of the same method (the order with ``prefer="BLOCK"`` is the
+    reference)."""
+    from problems.errors import InvalidInputError
+    from problems.solvers.backends import default_order
+
+    spec = ReducedPDDP(parse_symmetric_prior("iid:0.3,0.7", 6, 2)).lp.spec
+    order = default_order(spec, prefer)
+    assert len(order) == len(set(order))
+    first = ["HIGHS", "BLOCK"] if isinstance(prefer, tuple) else ["BLOCK"]
+    assert order[: len(first)] == first
+    assert sorted(order) == sorted(default_order(spec, "BLOCK"))
+    with pytest.raises(InvalidInputError, match="unknown solver"):
+        default_order(spec, "blocks")

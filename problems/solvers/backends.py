@@ -652,7 +652,8 @@ def default_order(spec: RatioLPSpec, prefer: str | Sequence[str] | None = None) 
     if spec.alt_log_scale is not None:
         order.insert(1, "CLARABEL-ALT")
     if prefer is not None:
-        first = [prefer] if isinstance(prefer, str) else list(prefer)
+        # canonical names (case and aliases): a preferred back end is not tried a second time in its default place
+        first = [backend(p).name for p in ([prefer] if isinstance(prefer, str) else prefer)]
         return first + [o for o in order if o not in first]
     if spec.dense is not None and spec.dense.N >= STRUCTURED_MIN_N:
         return ["STRUCTURED", *order]
