@@ -90,17 +90,7 @@ def main() -> None:
 
     def tiles(b: int) -> np.ndarray:
         """The library's way: tiles of 2(kd + 1) rows, then X_bᵀX_b in column groups."""
-        lb, present, first = lay.block_layers[b]
-        L = present.size
-        S = np.empty((L, L))
-        X = layered._tiled_solve(k3, fac.factors[b], lb, present, lay.tile_plan(b))
-        for g0 in range(0, L, layered.COLUMN_GROUP):
-            g1 = min(L, g0 + layered.COLUMN_GROUP)
-            r0 = int(first[g0])
-            blk = X[r0:, :g1].T @ X[r0:, g0:g1]
-            S[:g1, g0:g1] = blk
-            S[g0:g1, :g0] = blk[:g0].T
-        return S
+        return layered.tiled_schur(k3, lay, b, fac.factors[b])
 
     def by_layers(b: int) -> np.ndarray:
         """GEMM, TRSM and SYRK per layer on the padded factor."""
@@ -129,13 +119,8 @@ def main() -> None:
 
     # the band of H per block (as LayeredFactor fills it), for the two Cholesky factorisations
     def band(b: int) -> np.ndarray:
-        lo, hi = int(lay.store_offsets[b]), int(lay.store_offsets[b + 1])
-        region = np.zeros(hi - lo)
-        s0, s1 = int(lay.starts[b]), int(lay.starts[b + 1])
-        region[lay.diag_pos[s0:s1] - lo] = diag[s0:s1]
-        at = slice(int(lay.off_starts[b]), int(lay.off_starts[b + 1]))
-        mine = at if lay.off_order is None else lay.off_order[at]
-        region[lay.off_pos[mine] - lo] = off[mine]
+        region = np.empty(int(lay.store_offsets[b + 1] - lay.store_offsets[b]))
+        layered.fill_band(lay, b, diag, off, region)
         return region.reshape((int(lay.kd[b]) + 1, int(lay.sizes[b])), order="F")
 
     bands = {b: band(b) for b in blocks}

@@ -3,9 +3,9 @@
 Run: ``python benchmarks/bench_public_peak.py --n 200 --prior contagious:0.9:0.3,0.7 --eps 1 [--out F]``;
 ``--program pd-i --eps 0.3 --above-eps-x`` solves PD-I at ε = ε_X + 0.3.
 
-Runs ``ReducedPDDP(prior).solve(eps, method="lp")`` (or ``ReducedPDI``) in this process with ``bench_block_ipm.py``'s sampler on a
-thread (the resident memory and the main thread's innermost frames every 10 ms) and prints one JSON line: wall
-seconds, status, the process's peak RSS, the largest sample with where the call was then, and the six places with
+Runs ``ReducedPDDP(prior).solve(eps, method="lp")`` (or ``ReducedPDI``) in this process with
+``bench_block_ipm.py``'s sampler on a thread (the resident memory and the main thread's innermost frames every
+10 ms) and prints one JSON line: wall seconds, status, bounds, the process's peak RSS, the largest sample with where the call was then, and the six places with
 the largest samples.  ``--out`` also writes the line to a file (atomically).
 """
 

@@ -54,6 +54,8 @@ from .shift import SHIFTS, shifted
 
 __all__ = [
     "Layers",
+    "fill_band",
+    "tiled_schur",
     "tile_plan",
     "layers_of",
     "LayeredFactor",
@@ -206,16 +208,7 @@ class LayeredFactor:
         self.factors: list[np.ndarray] = [np.empty((0, 0))] * lay.nblocks
 
         def refill(b: int) -> None:
-            """Block b's band: its diagonal and off-diagonal entries (``off``: one per unordered pair of ratio
-            rows, in the order of off_pos), zeros elsewhere; again for a retry with a shift."""
-            lo, hi = int(lay.store_offsets[b]), int(lay.store_offsets[b + 1])
-            region = buf[lo:hi]
-            region[:] = 0.0
-            s0, s1 = int(lay.starts[b]), int(lay.starts[b + 1])
-            region[lay.diag_pos[s0:s1] - lo] = diag[s0:s1]
-            at = slice(int(lay.off_starts[b]), int(lay.off_starts[b + 1]))
-            mine = at if lay.off_order is None else lay.off_order[at]
-            region[lay.off_pos[mine] - lo] = off[mine]
+            fill_band(lay, b, diag, off, buf[lay.store_offsets[b] : lay.store_offsets[b + 1]])
 
         def work(b: int) -> tuple[np.ndarray, np.ndarray]:
             n_b, kd = int(lay.sizes[b]), int(lay.kd[b])
@@ -225,16 +218,9 @@ class LayeredFactor:
             self.factors[b] = c
             lb, present, first = lay.block_layers[b]
             L = present.size
-            Sb = np.empty((L, L))
             if self.level3 is not None and TILE_ROWS > 0:
-                X = _tiled_solve(self.level3, c, lb, present, lay.tile_plan(b))
-                for g0 in range(0, L, COLUMN_GROUP):
-                    g1 = min(L, g0 + COLUMN_GROUP)
-                    r0 = int(first[g0])
-                    blk = X[r0:, :g1].T @ X[r0:, g0:g1]
-                    Sb[:g1, g0:g1] = blk
-                    Sb[g0:g1, :g0] = blk[:g0].T
-                return _merged(lay.block_links[b], present, Sb)
+                return _merged(lay.block_links[b], present, tiled_schur(self.level3, lay, b, c))
+            Sb = np.empty((L, L))
             # X_b = L⁻¹ A_bᵀ: column groups solved on the trailing band from their first layer on
             X = np.zeros((n_b, L), order="F")
             for g0 in range(0, L, COLUMN_GROUP):
@@ -307,6 +293,35 @@ class LayeredFactor:
 
     def border(self, dz: np.ndarray, tt: None) -> None:
         return None
+
+
+def fill_band(lay: Layers, b: int, diag: np.ndarray, off: np.ndarray, region: np.ndarray) -> None:
+    """Block b's band storage ``region`` (Fortran, lower, (kd + 1) × n_b flattened): its diagonal and off-diagonal
+    entries (``off``: one per unordered pair of ratio rows, in the order of ``lay.off_pos``), zeros elsewhere."""
+    lo = int(lay.store_offsets[b])
+    region[:] = 0.0
+    s0, s1 = int(lay.starts[b]), int(lay.starts[b + 1])
+    region[lay.diag_pos[s0:s1] - lo] = diag[s0:s1]
+    at = slice(int(lay.off_starts[b]), int(lay.off_starts[b + 1]))
+    mine = at if lay.off_order is None else lay.off_order[at]
+    region[lay.off_pos[mine] - lo] = off[mine]
+
+
+def tiled_schur(k3: Level3Kernels, lay: Layers, b: int, c: np.ndarray) -> np.ndarray:
+    """Block b's part of the Schur complement over its layers, X_bᵀX_b with X_b = L_b⁻¹A_bᵀ by level-3 tiles
+    (:func:`_tiled_solve`), the product in column groups of :data:`COLUMN_GROUP` on the staircase (a group's
+    columns of X vanish above its first layer's row); ``c`` is the block's band factor."""
+    lb, present, first = lay.block_layers[b]
+    L = present.size
+    Sb = np.empty((L, L))
+    X = _tiled_solve(k3, c, lb, present, lay.tile_plan(b))
+    for g0 in range(0, L, COLUMN_GROUP):
+        g1 = min(L, g0 + COLUMN_GROUP)
+        r0 = int(first[g0])
+        blk = X[r0:, :g1].T @ X[r0:, g0:g1]
+        Sb[:g1, g0:g1] = blk
+        Sb[g0:g1, :g0] = blk[:g0].T
+    return Sb
 
 
 def _merged(links: np.ndarray | None, present: np.ndarray, Sb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

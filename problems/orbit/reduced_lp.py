@@ -172,7 +172,7 @@ class ReducedLP:
             self.spec,
             eps,
             solver=solver,
-            prefer=tuple(p.upper() for p in first),
+            prefer=first,
             time_limit=time_limit,
             known_lower=known_lower,
         )
