@@ -409,6 +409,40 @@ def test_the_closure_renormalises_until_the_rows_between_groups_hold(n, perturb,
     assert not bounds.verify(spec, bounds._closure(spec, z, rho), eps)
 
 
+@pytest.mark.parametrize("perturb,former_mixes", [(1e-9, False), (1e-8, True)])
+def test_the_rebalanced_closure_moves_the_sums_through_the_entries_with_room(
+    perturb, former_mixes, monkeypatch
+):
+    """An interior point whose rows hold but whose sums miss b_g: the block method's point (m = 2, contagious (0.9)
+    PD-DP, n = 24, ε = 0.5), made exactly feasible, with each block (connected component of the ratio rows, which
+    are homogeneous: every row keeps its margin) scaled by 1 + ``perturb``·N(0, 1).  Renormalising each group by
+    its own factor breaks the tight rows between groups (at 1e-8 the former repair mixed in the reference point,
+    t = 1.4e-3, 1.3 % above the value; at 1e-9 its rounds of lowering still converged); moving
+    the sums through the entries whose rows have room breaks none: no mixing, every row holds in rational
+    arithmetic, and the cost is the point's own to 1e-8."""
+    from problems.lp import bounds
+    from problems.lp.active_blocks import blocks_of
+    from problems.orbit import ReducedPDDP
+    from problems.orbit.symmetric_prior import parse_symmetric_prior
+
+    spec = ReducedPDDP(parse_symmetric_prior("contagious:0.9", 24, 2)).lp.spec
+    eps = 0.5
+    z, t = bounds.repair(spec, _block_point(24), eps)
+    assert z is not None and t == 0.0
+    value = float(spec.c @ z)
+    nb, blk = blocks_of(spec)
+    zp = z * (1 + perturb * np.random.default_rng(0).standard_normal(nb))[blk]
+    sums = np.bincount(spec.group, weights=zp, minlength=spec.G)
+    assert np.max(np.abs(sums - spec.b) / spec.b) > 0.1 * perturb and not bounds.verify(spec, zp, eps)
+    zr, t = bounds.repair(spec, zp, eps)
+    assert zr is not None and t == 0.0 and bounds.verify(spec, zr, eps) and _exact_rows_hold(spec, zr, eps)
+    assert bounds.upper_bound(spec, zr) <= value * (1 + 1e-8)
+    # the former repair: the closure renormalising each group by its own factor
+    monkeypatch.setattr(bounds, "_rebalance", lambda spec_, v_, rho_: bounds._renormalise(spec_, v_))
+    _zf, t_former = bounds.repair(spec, zp, eps)
+    assert (t_former > 0.0) == former_mixes
+
+
 def test_the_closure_stops_its_rounds_on_a_point_off_by_more_than_rounding(monkeypatch):
     """E_d just inside the level (every row tight to 1e-9) with its heaviest entry raised by 1e-6: lowering runs
     along the tight rows of the whole mechanism and the groups' factors spread by 1.7e-7, 5e-8, … (less than 2×
