@@ -35,6 +35,7 @@ from .settings import (
     INTERIOR_MARGIN,
     NEAR_MISS,
     NEAR_MISS_FACTOR,
+    NEAR_MISS_FIRST_ORDER,
     NEAR_MISS_SECONDS,
     POINT_BUDGET_FACTOR,
     SETTLED_FACTOR,
@@ -131,6 +132,9 @@ _SETTLED_UNSCALED_REASON = (
 )
 _SETTLED_SKIP_REASON = (
     "the point is certified by the absolute tolerance, and a first-order method cannot sharpen that gap"
+)
+_NEAR_MISS_FIRST_ORDER_REASON = (
+    "the bounds already agree to {gap:.1e} relative, and a first-order method cannot sharpen a gap that small"
 )
 _SETTLED_SPENT_REASON = (
     "the point is certified by the absolute tolerance, and the time for sharpening its relative gap is spent"
@@ -321,6 +325,12 @@ def solve(
                     attempts.append(Attempt(be.name, "not run: " + _SETTLED_SPENT_REASON, 0.0))
                     continue
                 limit = min(limit, settled_until - t0)
+        gap = (best_up - best_lo) / max(abs(best_up), 1e-300)
+        if be.name in SETTLED_SKIP and best_z is not None and gap <= NEAR_MISS_FIRST_ORDER:
+            attempts.append(
+                Attempt(be.name, "not run: " + _NEAR_MISS_FIRST_ORDER_REASON.format(gap=gap), 0.0)
+            )
+            continue
         try:
             raw = run(be, eps, why, k)
         except BackendError as exc:
