@@ -115,9 +115,9 @@ def repair(spec: RatioLPSpec, z: np.ndarray | None, eps: float) -> tuple[np.ndar
     # point as given and move its sums to b_g through the entries with room (the rebalanced closure: an interior
     # point's rows hold with a margin smaller than its sums' error, which renormalising each group by its own
     # factor breaks), raise the small sides of the broken rows, lower their large sides (the closure), or raise
-    # from a floor (a simplex vertex has exact zeros next to positive
-    # entries, and raising them cascades along the rows, e^{−ε} smaller at each step, until it underflows and
-    # leaves a row that no raise can fix; from REPAIR_FLOOR on the cascade stops where it falls below the floor);
+    # from a floor (a simplex vertex has exact zeros next to positive entries, and raising them cascades along
+    # the rows, e^{−ε} smaller at each step, until it underflows and leaves a row that no raise can fix; from
+    # REPAIR_FLOOR on the cascade stops where it falls below the floor);
     # the one that verifies with the lower upper bound is kept; a repair that needs no mixing and costs no more
     # than REPAIR_LOSS of the point's own value ends the search (raising the small sides of rows broken on
     # entries of 1e-28 can cascade into the body of the mechanism: m = 2, n = 100, contagious (0.9) PD-DP at
@@ -217,9 +217,8 @@ def _rebalance(spec: RatioLPSpec, v: np.ndarray, rho: np.ndarray) -> float | Non
     that its move can break: those it is the large side :math:`s_p` of when its group gains, the small side
     :math:`d_p` of when it loses.  It may move by a relative :math:`\theta_j \le` :data:`REBALANCE_SHARE` ·
     min(r_j, 1), so a row whose two sides both move against it still holds (:math:`(1 - r)(1 + 0.45r) \le 1 -
-    0.45r`).  Each group g moves
-    its entries by the same fraction :math:`f_g \in [-1, 1]` of their room, :math:`f_g = (b_g - s_g)/\sum_j
-    v_j\theta_j`.  Renormalising each group by its own factor instead moves the two sides of a row between groups
+    0.45r`).  Each group g moves its entries by the same fraction :math:`f_g \in [-1, 1]` of their room,
+    :math:`f_g = (b_g - s_g)/\sum_j v_j\theta_j`.  Renormalising each group by its own factor instead moves the two sides of a row between groups
     by different factors: the block method's last iterate at m = 2, n = 200 (contagious (0.9; 0.3, 0.7) PD-DP,
     ε = 2), whose rows hold with a relative margin of 1.2e-10 and whose sums miss b_g by 1.3e-9, repaired to
     12.7× its value that way; rebalanced, every row holds and its cost rises by 3e-10.  A group whose entries

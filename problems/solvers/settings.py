@@ -89,7 +89,8 @@ NEAR_MISS: Final = 1e-3
 NEAR_MISS_SECONDS: Final = 60.0
 NEAR_MISS_FACTOR: Final = 20.0
 #: Once the best bounds agree to NEAR_MISS_FIRST_ORDER relative, the first-order back ends (:data:`SETTLED_SKIP`:
-#: SCS, accurate to about 1e-4–1e-6 relative in its time limit) are not run: they cannot sharpen such a gap.
+#: SCS, stopped by its time limit or :data:`SCS_MAX_ITERS` far short of the interior-point methods' accuracy) are
+#: not run: they cannot sharpen such a gap.
 #: Measured, m = 2, n = 200, contagious (0.9; 0.3, 0.7) PD-DP at ε = 2, bounds 1.4e-6 apart after the block method
 #: and Clarabel: SCS ran about 500 s (its setup, a sparse factorisation, is not bounded by its 120 s time limit)
 #: at a 12.4 GB peak and proved nothing better.
