@@ -91,3 +91,28 @@ def test_scaled_highs_predicts_from_the_rows_it_keeps(monkeypatch):
     sol = solve_lp(spec, eps, solver="highs-mass")
     assert sol.stats.attempts[0][0] == "HIGHS-MASS" and sol.stats.solver == "HIGHS-MASS"
     assert sol.status == "optimal"
+
+
+def test_scs_prediction_covers_its_measured_peaks():
+    """SCS's measured peaks (bytes over the process before it, contagious (0.9; 0.3, 0.7), PD-DP ε = 2: module
+    docstring of problems.solvers.kkt_memory) lie below its prediction with room; the sparse-LDLᵀ prediction it
+    shared with Clarabel lay below them."""
+    measured = {100: 1.30e9, 150: 4.67e9}
+    for n, peak in measured.items():
+        spec = ReducedPDDP(parse_symmetric_prior("contagious:0.9:0.3,0.7", n, 2)).lp.spec
+        assert kkt_memory.predicted_ldl_memory(spec) < peak
+        assert kkt_memory.predicted_scs_memory(spec) >= 1.2 * peak
+
+
+def test_scs_is_refused_between_the_two_predictions(monkeypatch):
+    """With a budget above the sparse-LDLᵀ prediction and below SCS's, Clarabel runs and SCS is not started,
+    with its reason."""
+    from problems.solvers.backends import BackendError, ClarabelBackend, ScsBackend
+
+    spec = ReducedPDDP(parse_symmetric_prior("iid:0.3,0.7", 12, 2)).lp.spec
+    low, high = kkt_memory.predicted_ldl_memory(spec), kkt_memory.predicted_scs_memory(spec)
+    assert high > low
+    monkeypatch.setattr(resources, "memory_limits", lambda: {"test budget": (low + high) / 2})
+    with pytest.raises(BackendError, match="not run: SCS would need about .* the memory budget is"):
+        ScsBackend().solve(spec, 1.0, time_limit=10.0)
+    assert ClarabelBackend().solve(spec, 1.0, time_limit=10.0).z.size == spec.K

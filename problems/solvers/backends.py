@@ -109,18 +109,21 @@ class Backend(Protocol):
 
 
 def _require_backend_memory(
-    spec: RatioLPSpec, name: str, *, highs: bool = False, rows: int | None = None
+    spec: RatioLPSpec, name: str, *, highs: bool = False, scs: bool = False, rows: int | None = None
 ) -> None:
     """Skip (BackendError, before anything is built) a back end on a reduced LP whose predicted memory exceeds
-    the memory budget: a sparse LDLᵀ (:func:`problems.solvers.kkt_memory.predicted_ldl_memory`) or, with
-    ``highs``, HiGHS's simplex (:func:`~problems.solvers.kkt_memory.predicted_highs_memory`) on ``rows`` of the
-    ratio rows (default: all)."""
+    the memory budget: a sparse LDLᵀ (:func:`problems.solvers.kkt_memory.predicted_ldl_memory`), with ``scs``
+    SCS's (:func:`~problems.solvers.kkt_memory.predicted_scs_memory`), or, with ``highs``, HiGHS's simplex
+    (:func:`~problems.solvers.kkt_memory.predicted_highs_memory`) on ``rows`` of the ratio rows (default: all)."""
     if spec.dense is not None:
         return  # dense programs are refused up front (problems.resources.require_dense_lp)
     from ..resources import format_bytes, memory_limits
-    from .kkt_memory import predicted_highs_memory, predicted_ldl_memory
+    from .kkt_memory import predicted_highs_memory, predicted_ldl_memory, predicted_scs_memory
 
-    need = predicted_highs_memory(spec, rows) if highs else predicted_ldl_memory(spec)
+    if highs:
+        need = predicted_highs_memory(spec, rows)
+    else:
+        need = predicted_scs_memory(spec) if scs else predicted_ldl_memory(spec)
     source, budget = min(memory_limits().items(), key=lambda kv: kv[1])
     if need > budget:
         what = (
@@ -224,7 +227,7 @@ class ScsBackend(_DirectConic):
     ) -> RawSolution:
         import scs
 
-        _require_backend_memory(spec, "SCS")
+        _require_backend_memory(spec, "SCS", scs=True)
         t0 = time.perf_counter()
         sc, M, rhs, E, n_ineq = self.data(spec, eps)
         try:
