@@ -13,6 +13,7 @@ platforms without ``fork``, solve in the process itself, as before.
 
 from __future__ import annotations
 
+import math
 import os
 import pickle
 import select
@@ -68,10 +69,12 @@ def run_forked(fn: Callable[[], T], timeout: float) -> T:
     deadline = time.monotonic() + max(0.0, float(timeout))
     chunks: list[bytes] = []
     killed = False
+    poller = select.poll()  # (not select.select: a descriptor above 1023 would be refused)
+    poller.register(r, select.POLLIN | select.POLLHUP)
     try:
         while True:
             left = deadline - time.monotonic()
-            ready = select.select([r], [], [], left)[0] if left > 0 else []
+            ready = poller.poll(max(1, math.ceil(left * 1000))) if left > 0 else []
             if not ready:
                 os.kill(pid, signal.SIGKILL)
                 killed = True
