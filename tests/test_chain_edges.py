@@ -252,3 +252,25 @@ def test_once_settled_below_its_resolution_an_unscaled_back_end_is_not_run(monke
     assert block.limits == [] and outcomes["BLOCK"].startswith("not run")
     assert len(last.limits) == 1  # a back end that may scale its columns still gets its short try
     assert abs(sol.value - _h(n, eps)) <= 1e-6 * _h(n, eps)
+
+
+@pytest.mark.parametrize(("large", "below"), [(True, 3e-6), (False, 3e-6), (True, 1e-3)])
+def test_after_a_near_miss_on_a_large_lp_clarabel_and_highs_are_not_run(large, below, monkeypatch):
+    """On an LP of at least NEAR_MISS_LARGE_VARIABLES variables (lowered here to this one's size), bounds within
+    NEAR_MISS_FIRST_ORDER: Clarabel and HiGHS are not run (at n = 150 and 200 they never proved more after the block
+    method's near misses), with the reason; below the size, or with bounds 1e-3 apart, they run.  Bounds as in
+    the test above: h(ε) lowered by ``below`` and E_d's upper bound."""
+    n, eps = 6, 1.0
+    spec = ReducedPDDP(parse_symmetric_prior("iid:0.3,0.7", n, 2)).lp.spec
+    monkeypatch.setattr(chain, "NEAR_MISS_LARGE_VARIABLES", spec.K if large else spec.K + 1)
+    first, clarabel, highs = _Reference("BLOCK"), _Reference("CLARABEL"), _Reference("HIGHS")
+    monkeypatch.setattr(chain, "resolve_order", lambda *a, **k: [first, clarabel, highs])
+    h = _h(n, eps)
+    sol = chain.solve(spec, eps, time_limit=100.0, known_lower=h * (1 - below))
+    outcomes = dict(sol.stats.attempts)
+    skipped = large and below < 1e-5
+    assert str(sol.status) != "optimal" and sol.bounds.upper == pytest.approx(h, rel=1e-8)
+    assert len(first.limits) == 1
+    for be in (clarabel, highs):
+        assert bool(be.limits) is not skipped
+        assert ("this back end has not sharpened such a gap" in outcomes[be.name]) is skipped

@@ -36,6 +36,8 @@ from .settings import (
     NEAR_MISS,
     NEAR_MISS_FACTOR,
     NEAR_MISS_FIRST_ORDER,
+    NEAR_MISS_LARGE_SKIP,
+    NEAR_MISS_LARGE_VARIABLES,
     NEAR_MISS_SECONDS,
     POINT_BUDGET_FACTOR,
     SETTLED_FACTOR,
@@ -135,6 +137,10 @@ _SETTLED_SKIP_REASON = (
 )
 _NEAR_MISS_FIRST_ORDER_REASON = (
     "the bounds already agree to {gap:.1e} relative, and a first-order method cannot sharpen a gap that small"
+)
+_NEAR_MISS_LARGE_REASON = (
+    "the bounds already agree to {gap:.1e} relative, and on an LP of this size ({K:,} variables) this back end "
+    "has not sharpened such a gap in any measurement (NEAR_MISS_LARGE_SKIP)"
 )
 _SETTLED_SPENT_REASON = (
     "the point is certified by the absolute tolerance, and the time for sharpening its relative gap is spent"
@@ -326,11 +332,12 @@ def solve(
                     continue
                 limit = min(limit, settled_until - t0)
         gap = (best_up - best_lo) / max(abs(best_up), 1e-300)
-        if be.name in SETTLED_SKIP and best_z is not None and gap <= NEAR_MISS_FIRST_ORDER:
-            attempts.append(
-                Attempt(be.name, "not run: " + _NEAR_MISS_FIRST_ORDER_REASON.format(gap=gap), 0.0)
-            )
-            continue
+        if best_z is not None and gap <= NEAR_MISS_FIRST_ORDER:
+            large = be.name in NEAR_MISS_LARGE_SKIP and spec.K >= NEAR_MISS_LARGE_VARIABLES
+            if be.name in SETTLED_SKIP or large:
+                reason = _NEAR_MISS_LARGE_REASON if large else _NEAR_MISS_FIRST_ORDER_REASON
+                attempts.append(Attempt(be.name, "not run: " + reason.format(gap=gap, K=spec.K), 0.0))
+                continue
         try:
             raw = run(be, eps, why, k)
         except BackendError as exc:
