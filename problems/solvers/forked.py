@@ -49,9 +49,8 @@ def run_forked(fn: Callable[[], T], timeout: float) -> T:
     """``fn()`` computed in a forked child; :class:`ForkedTimeout` if it has not answered after ``timeout``
     seconds (the child is killed and reaped), :class:`ForkedFailure` if it raised.  The value must pickle."""
     r, w = os.pipe()
-    with (
-        warnings.catch_warnings()
-    ):  # (Python 3.12 warns on fork in a process with threads: the child runs fn only)
+    # Python 3.12 warns on a fork in a process with threads; the child runs fn only, then leaves
+    with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
         pid = os.fork()
     if pid == 0:  # the child: compute, write, leave without running the parent's exit handlers
@@ -68,7 +67,6 @@ def run_forked(fn: Callable[[], T], timeout: float) -> T:
     os.close(w)
     deadline = time.monotonic() + max(0.0, float(timeout))
     chunks: list[bytes] = []
-    killed = False
     poller = select.poll()  # (not select.select: a descriptor above 1023 would be refused)
     poller.register(r, select.POLLIN | select.POLLHUP)
     try:
@@ -77,7 +75,6 @@ def run_forked(fn: Callable[[], T], timeout: float) -> T:
             ready = poller.poll(max(1, math.ceil(left * 1000))) if left > 0 else []
             if not ready:
                 os.kill(pid, signal.SIGKILL)
-                killed = True
                 raise ForkedTimeout(f"no answer after {timeout:g} s")
             data = os.read(r, 1 << 22)
             if not data:
@@ -86,7 +83,6 @@ def run_forked(fn: Callable[[], T], timeout: float) -> T:
     finally:
         os.close(r)
         os.waitpid(pid, 0)
-    assert not killed
     if not chunks:
         raise ForkedFailure("the child ended without an answer")
     ok, value = pickle.loads(b"".join(chunks))
