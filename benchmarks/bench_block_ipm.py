@@ -1,7 +1,7 @@
 """The m = 2 layered block interior-point method alone, with the certificate as its stopping rule.
 
 Run: ``python benchmarks/bench_block_ipm.py --n 100 [--program pd-i] [--prior mixture:0.5,0.5/0.8,0.2/0.3,0.7]
-[--eps 1.5] [--breakdown] [--krylov 6] [--tile 2] [--refine-basic 0.1] [--peak]``.
+[--eps 1.5] [--breakdown] [--krylov 6] [--tile 2] [--refine-basic 0.1] [--peak] [--no-pins]``.
 
 Builds the reduced LP (``prog.lp.spec``), then calls :func:`problems.ipm.block.solve_block_lp` with
 ``enough`` = the toolkit's certificate (:func:`problems.lp.bounds.certify` without the face points, as the chain
@@ -20,6 +20,8 @@ also has the returned point's cost and its exact repair both ways (mixing weight
 seconds).  ``--peak`` samples the resident memory every 10 ms on a thread and adds the
 largest sample with the Python lines (innermost first) the solve was running then, the three places with the
 largest samples, and the resident memory before the block system is built (the reduced LP and the interpreter).
+``--no-pins`` runs the layered method without its pinned deflation (:mod:`problems.ipm.band_deflation`), as before
+it.
 """
 
 from __future__ import annotations
@@ -96,6 +98,9 @@ def main() -> None:
     ap.add_argument("--peak", action="store_true", help="sample the resident memory: its peak and where")
     ap.add_argument("--max-iter", type=int, default=150)
     ap.add_argument(
+        "--no-pins", action="store_true", help="no pinned deflation (problems.ipm.band_deflation)"
+    )
+    ap.add_argument(
         "--former-repair",
         action="store_true",
         help="the certificates repair as before the rebalanced closure",
@@ -110,6 +115,8 @@ def main() -> None:
     from problems.orbit.symmetric_prior import parse_symmetric_prior
     from problems.solvers.scaled_lp import drop_nonneg
 
+    if args.no_pins:
+        block.BAND_DEFLATION = False
     if args.krylov is not None:
         iteration.KRYLOV_DIM = args.krylov
     if args.tile is not None:

@@ -107,8 +107,9 @@ def _asked_iterates(args: tuple) -> list[int]:
 def test_a_refused_early_stop_is_asked_again_after_at_most_two_iterations(monkeypatch):
     """The certificate (``enough``) is not asked at every iterate once it has refused one: again when the gap has
     halved, or ENOUGH_EVERY iterations later.  Without the first rule (ENOUGH_STEP = 0) the tests are exactly
-    ENOUGH_EVERY iterations apart."""
-    _, args = _layered_args()
+    ENOUGH_EVERY iterations apart.  (ε = 2: a run that refuses four times; at ε = 1 the pinned directions of
+    :mod:`problems.ipm.band_deflation` reach the KKT tolerance after two refusals.)"""
+    _, args = _layered_args(eps=2.0)
     for step in (0.0, iteration.ENOUGH_STEP):
         monkeypatch.setattr(iteration, "ENOUGH_STEP", step)
         gaps = np.diff(_asked_iterates(args))

@@ -32,8 +32,9 @@ of Σ 8n_b² bytes.
 Where the rows u ≥ 0 are implied by the ratio rows (``bounded=False``, see :class:`~problems.orbit.reduced_lp.ReducedLP`)
 they are left out: s ≡ 0, :math:`H_b = G_b^\top DG_b` (positive definite for e^ε > 1) and the dual equation is
 refined explicitly.  In the last iterations the blocks become singular to working precision (their near-null
-directions are the tight components); a per-block diagonal shift (relative to each diagonal entry,
-:mod:`problems.ipm.shift`) and longer iterative refinement
+directions are the tight components).  Layered blocks pin those directions (:mod:`problems.ipm.band_deflation`:
+one raised diagonal entry each, and a small bordered system); otherwise a per-block diagonal shift (relative
+to each diagonal entry, :mod:`problems.ipm.shift`) and longer iterative refinement
 (:data:`REFINE_STEPS_BLOCKS`) handle that, and an answer whose certificate is not good enough goes back to
 Clarabel (``docs/orbit_reduction.md`` §10).
 
@@ -57,6 +58,7 @@ from scipy.sparse.csgraph import connected_components
 
 from ..errors import InvalidInputError, ProblemTooLargeError, SolverFailedError
 from ..indexing import index_dtype
+from .band_deflation import DEFLATE_BELOW, BandDeflation, band_deflation, row_ends
 from .elementwise import map_parts, with_errstate
 from .iteration import BLAS_THREADS, SOLVER_NAME, schur_cholesky, solve_block_angular
 from .lapack import BlasThreads, lapack_kernels, trim_heap
@@ -89,6 +91,8 @@ MAX_BLOCK_BYTES = 4e9
 #: Blocks that are not layered (m ≥ 3) are factorised sparsely (:mod:`problems.ipm.sparse_block`) once the
 #: largest has more than this many variables, or when the dense factors are refused.
 SPARSE_MIN_BLOCK = 2_000
+#: layered systems pin their near-null directions late in the iteration (:mod:`problems.ipm.band_deflation`)
+BAND_DEFLATION = True
 #: False keeps every non-layered block dense (refused above MAX_BLOCK_SIZE / MAX_BLOCK_BYTES)
 SPARSE_BLOCKS = True
 
@@ -472,7 +476,8 @@ class RaggedBlockSystem:
     def factor(self, diag, off, threads, deflation, pool=None):  # noqa: ANN001, ANN201
         if self.layers is not None:
             trim_heap()  # the previous iteration's temporaries, before the largest allocation
-            return LayeredFactor(self.layers, diag, off, self.A, self.AT, pool)
+            pinned = deflation if isinstance(deflation, BandDeflation) else None
+            return LayeredFactor(self.layers, diag, off, self.A, self.AT, pool, pinned)
         if self.sparse:
             if self._live is not None:  # the previous iteration's factors are no longer used: free them first
                 self._live.release()
@@ -481,8 +486,16 @@ class RaggedBlockSystem:
             return self._live
         return _RaggedFactor(self, diag, off, pool)
 
-    def deflation(self, u, w, r_g, D, E, diag) -> dict:  # noqa: ANN001
-        return {}
+    def deflation(self, u, w, r_g, D, E, diag) -> BandDeflation | dict:  # noqa: ANN001
+        """A layered system's near-null directions to pin (:mod:`problems.ipm.band_deflation`); others: none."""
+        if self.layers is None or not BAND_DEFLATION:
+            return {}
+        pieces = (
+            [(h[0], h[2], h[4]) for h in self._halves] if self._halves is not None else [(0, 0, self.G0T)]
+        )
+        ends = row_ends(pieces, self.P)
+        found = None if ends is None else band_deflation(ends, self.layers.starts, self._layer, u, D, E, diag)
+        return {} if found is None else found
 
     # --- results
     def unscale(
@@ -659,7 +672,7 @@ def solve_block_lp(
             max_iter=max_iter,
             threads=threads,
             program=program,
-            deflate_below=0.0,
+            deflate_below=DEFLATE_BELOW if sysm.layers is not None else 0.0,
             time_limit=time_limit,
             enough=None if enough is None else stop,
             probe=None if probe is None else look,

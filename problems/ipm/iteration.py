@@ -114,7 +114,7 @@ class BlockSystem(Protocol):
     def H_parts(self, D: np.ndarray, E: np.ndarray) -> tuple[np.ndarray, np.ndarray]: ...
     def chunks(self, k: int) -> list[slice]: ...
     def factor(self, diag, off, threads, deflation, pool=None): ...  # noqa: ANN001, ANN201
-    def deflation(self, zt, w, r_g, D, E, diag) -> dict: ...  # noqa: ANN001
+    def deflation(self, zt, w, r_g, D, E, diag) -> object: ...  # noqa: ANN001 - what factor() takes
 
     # optional: ``use_pool(pool)`` receives the iteration's thread pool (None when it ends), for a system that
     # splits its own products over the threads (:meth:`problems.ipm.block.RaggedBlockSystem.use_pool`)

@@ -16,10 +16,13 @@ about min(j, n − j) + 1, and the linking matrix :math:`A_b^\top` has one colum
 **Factorisation.**  Each block is factorised by LAPACK's banded Cholesky ``dpbtrf``
 (:math:`K_b w_b^2` flops, :math:`K_b w_b` memory, instead of the :math:`K_b^3` and :math:`K_b^2` of a dense
 factor); this is exactly the dense Cholesky factor without the zeros outside the band, so its accuracy is that of
-the dense block method.  A block that is not numerically positive definite (cancellation near the optimum) is
-retried with its diagonal multiplied by 1 + δ, δ growing from 1e-14 (:mod:`problems.ipm.shift`: relative to
-each entry, as Cholesky's rounding is invariant under a symmetric diagonal scaling); the iterative refinement on
-the unreduced KKT residual absorbs the shift.
+the dense block method.  Late in the iteration the near-null directions of the blocks (connected sets of tight
+ratio rows) are pinned first (:mod:`problems.ipm.band_deflation`: one diagonal entry raised per direction, which
+keeps the band, and a bordered system of one unknown per direction beside the Schur complement), so that the
+factors stay accurate where H_b is singular to working precision.  A block that is still not numerically
+positive definite is retried with its diagonal multiplied by 1 + δ, δ growing from 1e-14
+(:mod:`problems.ipm.shift`: relative to each entry, as Cholesky's rounding is invariant under a symmetric
+diagonal scaling); the iterative refinement on the unreduced KKT residual absorbs the shift.
 
 **Schur complement.**  :math:`S = \sum_b A_bH_b^{-1}A_b^\top = \sum_b X_b^\top X_b` with
 :math:`X_b = L_b^{-1}A_b^\top` (``dtbtrs``, banded triangular solves with one right-hand side per layer) and one
@@ -47,6 +50,7 @@ import numpy as np
 import scipy.linalg as sla
 from scipy.linalg.lapack import dpbtrf, dpbtrs, dtbtrs
 
+from .band_deflation import PinnedBorder
 from .elementwise import with_errstate
 from .iteration import schur_cholesky
 from .lapack import BandKernels, Level3Kernels, band_kernels, level3_kernels
@@ -192,8 +196,13 @@ class LayeredFactor:
     on ``pool``'s threads, largest first; otherwise SciPy's wrappers run them one after another.
     """
 
-    def __init__(self, lay: Layers, diag: np.ndarray, off: np.ndarray, A_rows, A_cols, pool=None) -> None:  # noqa: ANN001
+    def __init__(
+        self, lay: Layers, diag: np.ndarray, off: np.ndarray, A_rows, A_cols, pool=None, pinned=None
+    ) -> None:  # noqa: ANN001
         self.lay = lay
+        if pinned is not None:  # the pinned directions' diagonal entries raised (problems.ipm.band_deflation)
+            diag = diag.copy()
+            diag[pinned.pins] += pinned.tau
         self.A_rows, self._AT = A_rows, A_cols  # u ↦ A u and ν ↦ Aᵀν
         self.kernels = band_kernels()
         self.level3 = level3_kernels() if self.kernels is not None else None
@@ -243,6 +252,19 @@ class LayeredFactor:
         if not np.all(np.isfinite(S)):
             raise np.linalg.LinAlgError("the Schur complement of the layered blocks is not finite")
         self.S_cho = schur_cholesky(S)
+        self.border_part = (
+            None if pinned is None else PinnedBorder(pinned, lay.starts, E, self._solve_block, self.S_cho)
+        )
+
+    def _solve_block(self, b: int, rhs: np.ndarray) -> None:
+        """Ĥ_b⁻¹ rhs in place (a Fortran-order array of one or more columns)."""
+        if self.kernels is not None:
+            info = self.kernels.pbtrs(self.factors[b], rhs)
+        else:
+            x, info = dpbtrs(self.factors[b], rhs if rhs.ndim == 2 else rhs[:, None], lower=1)
+            rhs[...] = x.reshape(rhs.shape)
+        if info != 0:
+            raise np.linalg.LinAlgError(f"banded Cholesky solve failed (info {info})")
 
     def _map(self, fn):  # noqa: ANN001, ANN202
         order = self.lay.largest_first
@@ -284,15 +306,18 @@ class LayeredFactor:
         """A H⁻¹ f."""
         return self.A_rows(self.hinv(fc))
 
-    def coupling(self, rhs1: np.ndarray, f: np.ndarray) -> tuple[np.ndarray, None]:
+    def coupling(self, rhs1: np.ndarray, f: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        if self.border_part is not None:
+            return self.border_part.coupling(rhs1, f)
         return sla.cho_solve(self.S_cho, rhs1, check_finite=False), None
 
     def backward(self, fc: np.ndarray, dnu: np.ndarray, c: slice, work: np.ndarray) -> np.ndarray:
         """H⁻¹(f − Aᵀ Δν)."""
         return self.hinv(fc - self._AT(dnu), overwrite=True)
 
-    def border(self, dz: np.ndarray, tt: None) -> None:
-        return None
+    def border(self, dz: np.ndarray, tt: np.ndarray | None) -> None:
+        if self.border_part is not None and tt is not None:
+            self.border_part.border(dz, tt)
 
 
 def fill_band(lay: Layers, b: int, diag: np.ndarray, off: np.ndarray, region: np.ndarray) -> None:
