@@ -53,13 +53,18 @@ __all__ = [
     "PinnedBorder",
     "row_ends",
     "DEFLATE_BELOW",
+    "PIN_AFTER_REFINEMENT",
     "DEFLATION_CUTOFF",
     "TIGHT_RATIO",
     "MAX_DIRECTIONS",
 ]
 
-#: the layered iteration looks for near-null directions once μ (scaled) is below this
+#: the layered iteration looks for near-null directions once μ (scaled) is below this, and only after a sign that
+#: its factors lose accuracy: a block that needed the diagonal shift, or a Newton solve whose refinement ended
+#: above PIN_AFTER_REFINEMENT (in its measure); m = 2, n = 100: pins from μ < 1e-9 on cost 8–80 % more time where
+#: the factors stayed accurate, and they are needed from n = 150 on (``docs/benchmarks.md``)
 DEFLATE_BELOW = 1e-9
+PIN_AFTER_REFINEMENT = 1e-8
 #: a direction u_C is pinned when u_Cᵀ H u_C < DEFLATION_CUTOFF · max diag(H) on C
 DEFLATION_CUTOFF = 1e-7
 #: a ratio row is tight when D_p exceeds this multiple of s/u at both of its ends

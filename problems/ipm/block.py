@@ -58,7 +58,7 @@ from scipy.sparse.csgraph import connected_components
 
 from ..errors import InvalidInputError, ProblemTooLargeError, SolverFailedError
 from ..indexing import index_dtype
-from .band_deflation import DEFLATE_BELOW, BandDeflation, band_deflation, row_ends
+from .band_deflation import DEFLATE_BELOW, PIN_AFTER_REFINEMENT, BandDeflation, band_deflation, row_ends
 from .elementwise import map_parts, with_errstate
 from .iteration import BLAS_THREADS, SOLVER_NAME, schur_cholesky, solve_block_angular
 from .lapack import BlasThreads, lapack_kernels, trim_heap
@@ -321,6 +321,7 @@ class RaggedBlockSystem:
         dense = self.layers is None and not self.sparse
         self._buffers = [np.empty((int(n), int(n))) for n in sizes] if dense else []
         self._live: SparseBlockFactor | None = None
+        self._pinning = False  # set once a block needed a shift or a refinement failed (:meth:`deflation`)
         self._pool = None
         self._halves: list[tuple] | None = self._split_rows() if self.layers is not None else None
         self.sparse_pattern = (
@@ -477,7 +478,9 @@ class RaggedBlockSystem:
         if self.layers is not None:
             trim_heap()  # the previous iteration's temporaries, before the largest allocation
             pinned = deflation if isinstance(deflation, BandDeflation) else None
-            return LayeredFactor(self.layers, diag, off, self.A, self.AT, pool, pinned)
+            fac = LayeredFactor(self.layers, diag, off, self.A, self.AT, pool, pinned)
+            self._pinning = self._pinning or fac.shifted > 0  # a shifted block: pin from the next iterate on
+            return fac
         if self.sparse:
             if self._live is not None:  # the previous iteration's factors are no longer used: free them first
                 self._live.release()
@@ -486,9 +489,14 @@ class RaggedBlockSystem:
             return self._live
         return _RaggedFactor(self, diag, off, pool)
 
+    def note_refinement(self, err: float) -> None:
+        """The largest error an iteration's refinement left (its measure): above PIN_AFTER_REFINEMENT a layered
+        system pins its near-null directions from then on."""
+        self._pinning = self._pinning or err > PIN_AFTER_REFINEMENT
+
     def deflation(self, u, w, r_g, D, E, diag) -> BandDeflation | dict:  # noqa: ANN001
         """A layered system's near-null directions to pin (:mod:`problems.ipm.band_deflation`); others: none."""
-        if self.layers is None or not BAND_DEFLATION:
+        if self.layers is None or not BAND_DEFLATION or not self._pinning:
             return {}
         pieces = (
             [(h[0], h[2], h[4]) for h in self._halves] if self._halves is not None else [(0, 0, self.G0T)]

@@ -118,6 +118,8 @@ class BlockSystem(Protocol):
 
     # optional: ``use_pool(pool)`` receives the iteration's thread pool (None when it ends), for a system that
     # splits its own products over the threads (:meth:`problems.ipm.block.RaggedBlockSystem.use_pool`)
+    # optional: ``note_refinement(err)`` receives the largest error each iteration's refinement left (a layered
+    # system then pins its near-null directions, :meth:`problems.ipm.block.RaggedBlockSystem.note_refinement`)
 
 
 def schur_cholesky(S: np.ndarray) -> tuple[np.ndarray, bool]:
@@ -481,6 +483,7 @@ def solve_block_angular(
     asked = (np.inf, 0)  # the early-stop test is asked at once (then: ENOUGH_STEP, ENOUGH_EVERY)
     pool = ThreadPoolExecutor(threads) if threads > 1 else None
     use_pool = getattr(data, "use_pool", None)  # a system that splits its own products over the threads
+    note_refinement = getattr(data, "note_refinement", None)  # a system that reacts to failed refinements
     if use_pool is not None:
         use_pool(pool)
     try:
@@ -581,6 +584,8 @@ def solve_block_angular(
             # the factorisation is not needed after the correctors: freed before the certificate below (peak memory:
             # at m = 2, n = 200 the banded factors take 0.7 GB, which the certificate's arrays would sit beside)
             unrefined = newton_sys.unrefined
+            if note_refinement is not None:
+                note_refinement(unrefined)
             del newton_sys, newton, fac
             # a direction refinement left inaccurate can step off the rounding floor: ask on this last good iterate
             if ask is not None and unrefined > REFINE_FAILED:

@@ -113,12 +113,51 @@ def _late_iterate(n: int, monkeypatch) -> tuple:  # noqa: ANN001
         return out
 
     monkeypatch.setattr(RaggedBlockSystem, "deflation", grab)
+    monkeypatch.setattr(
+        block, "PIN_AFTER_REFINEMENT", -1.0
+    )  # pins from μ < DEFLATE_BELOW on, whatever happened
     block.solve_block_lp(
         spec.c, spec.A, spec.b, spec.src, spec.dst, None, math.exp(2.0),
         program=spec.program, log_kappa=spec.log_kappa, tol=1e-14, max_iter=200,
     )  # fmt: skip
     assert seen, "no iterate had a direction to pin"
     return seen[-1]
+
+
+@pytest.mark.parametrize("force", [False, True])
+def test_pins_start_only_after_a_shifted_block_or_a_failed_refinement(force, monkeypatch):
+    """The layered iteration looks for directions to pin (μ < DEFLATE_BELOW) only once a block needed the
+    diagonal shift or a refinement ended above PIN_AFTER_REFINEMENT; with the threshold below every error it
+    pins from DEFLATE_BELOW on (m = 2, n = 14, README mixture, PD-DP ε = 2)."""
+    spec = ReducedPDDP(parse_symmetric_prior("mixture:0.5,0.5/0.8,0.2/0.3,0.7", 14, 2)).lp.spec
+    if force:
+        monkeypatch.setattr(block, "PIN_AFTER_REFINEMENT", -1.0)
+    events: list[str] = []
+    note, factor, found = RaggedBlockSystem.note_refinement, RaggedBlockSystem.factor, block.band_deflation
+
+    def noted(self, err):  # noqa: ANN001, ANN202
+        events.append("fail" if err > block.PIN_AFTER_REFINEMENT else "ok")
+        return note(self, err)
+
+    def factored(self, *args):  # noqa: ANN001, ANN202
+        fac = factor(self, *args)
+        events.append("shift" if fac.shifted else "factor")
+        return fac
+
+    def looked(*args):  # noqa: ANN001, ANN202
+        events.append("look")
+        return found(*args)
+
+    monkeypatch.setattr(RaggedBlockSystem, "note_refinement", noted)
+    monkeypatch.setattr(RaggedBlockSystem, "factor", factored)
+    monkeypatch.setattr(block, "band_deflation", looked)
+    block.solve_block_lp(
+        spec.c, spec.A, spec.b, spec.src, spec.dst, spec.kappa, math.exp(2.0), tol=1e-14, threads=1
+    )  # fmt: skip
+    first = min((events.index(e) for e in ("fail", "shift") if e in events), default=len(events))
+    assert "look" not in events[: first + 1]
+    if force:
+        assert "look" in events
 
 
 def test_pinned_directions_are_accurate_where_the_blocks_are_singular(monkeypatch):
