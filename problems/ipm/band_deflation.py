@@ -40,6 +40,7 @@ is the same Newton direction, computed without the huge pivots.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -51,6 +52,7 @@ __all__ = [
     "BandDeflation",
     "band_deflation",
     "PinnedBorder",
+    "symmetric_solver",
     "row_ends",
     "DEFLATE_BELOW",
     "PIN_AFTER_REFINEMENT",
@@ -212,6 +214,17 @@ def _pair_sum(a: np.ndarray, x: np.ndarray, b: np.ndarray, y: np.ndarray) -> np.
     return s + (((p - (s - z)) + (q - z)) + (e + f))
 
 
+def symmetric_solver(T: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+    """r ↦ T⁻¹r for the bordered system's k×k matrix: Cholesky (it is positive definite in exact arithmetic),
+    or LU where rounding leaves it indefinite."""
+    try:
+        cho = sla.cho_factor(T, lower=True, check_finite=False)
+        return lambda r: sla.cho_solve(cho, r, check_finite=False)
+    except np.linalg.LinAlgError:
+        lu = sla.lu_factor(T, check_finite=False)
+        return lambda r: sla.lu_solve(lu, r, check_finite=False)
+
+
 class PinnedBorder:
     """The bordered part of a layered factorisation with pinned directions (module docstring): Q = Ĥ⁻¹E per
     block, W = AQ, the k×k matrix C⁻¹ + WᵀŜ⁻¹W factorised, and Ŝ⁻¹W."""
@@ -236,15 +249,14 @@ class PinnedBorder:
             Cb = (defl.hu[lo:hi, s0:s1] @ Q) / (defl.tau[lo:hi] * defl.upin[lo:hi])[:, None]
             Cinv[lo:hi, lo:hi] = 0.5 * (Cb + Cb.T)
         self.SW = sla.cho_solve(S_cho, W, check_finite=False)
-        T = Cinv + W.T @ self.SW
-        self.T_cho = sla.cho_factor(T, lower=True, check_finite=False)
+        self._solve_T = symmetric_solver(Cinv + W.T @ self.SW)
         self.W, self.S_cho = W, S_cho
 
     def coupling(self, rhs1: np.ndarray, f: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(Δν, t) of the bordered system."""
         qtf = np.concatenate([Q.T @ f[s0:s1] for _, _, s0, s1, Q in self.slices])
         y = sla.cho_solve(self.S_cho, rhs1, check_finite=False)
-        t = sla.cho_solve(self.T_cho, qtf - self.W.T @ y, check_finite=False)
+        t = self._solve_T(qtf - self.W.T @ y)
         return y + self.SW @ t, t
 
     def border(self, dz: np.ndarray, t: np.ndarray) -> None:

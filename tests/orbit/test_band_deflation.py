@@ -238,3 +238,13 @@ def test_the_n150_point_that_stalled_is_certified_by_the_layered_method_alone():
     assert enc is not None
     assert enc.lower <= lo and up <= enc.upper
     assert lo - enc.lower <= 1e-4 * lo
+
+
+def test_the_bordered_matrix_is_solved_when_rounding_leaves_it_indefinite():
+    """Cholesky where the k×k matrix is positive definite, LU where it is not (against NumPy's solve)."""
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((6, 6))
+    r = rng.standard_normal(6)
+    assert np.linalg.eigvalsh(X + X.T)[0] < 0
+    for T in (X @ X.T + np.eye(6), X + X.T):  # positive definite; symmetric indefinite
+        np.testing.assert_allclose(bd.symmetric_solver(T)(r), np.linalg.solve(T, r), rtol=1e-10)
