@@ -257,7 +257,8 @@ class LayeredFactor:
         )
 
     def _solve_block(self, b: int, rhs: np.ndarray) -> None:
-        """Ĥ_b⁻¹ rhs in place (a Fortran-order array of one or more columns)."""
+        """H_b⁻¹ rhs in place (of the factorised, possibly pinned, block; a Fortran-order array of one or more
+        columns)."""
         if self.kernels is not None:
             info = self.kernels.pbtrs(self.factors[b], rhs)
         else:
@@ -279,15 +280,7 @@ class LayeredFactor:
         out = f if overwrite else np.array(f, dtype=float)  # solved in place, block by block
 
         def one(b: int) -> None:
-            lo, hi = lay.starts[b], lay.starts[b + 1]
-            seg = out[lo:hi]  # a contiguous view: solved in place
-            if self.kernels is not None:
-                info = self.kernels.pbtrs(self.factors[b], seg)
-            else:
-                x, info = dpbtrs(self.factors[b], seg[:, None], lower=1)
-                seg[:] = x[:, 0]
-            if info != 0:
-                raise np.linalg.LinAlgError(f"banded Cholesky solve failed (info {info})")
+            self._solve_block(b, out[lay.starts[b] : lay.starts[b + 1]])  # a contiguous view: solved in place
 
         if self.pool is None:
             for b in range(lay.nblocks):
