@@ -214,26 +214,41 @@ def _pair_sum(a: np.ndarray, x: np.ndarray, b: np.ndarray, y: np.ndarray) -> np.
     return s + (((p - (s - z)) + (q - z)) + (e + f))
 
 
-def symmetric_solver(T: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
-    """r ↦ T⁻¹r for the bordered system's k×k matrix: Cholesky (it is positive definite in exact arithmetic),
-    or LU where rounding leaves it indefinite."""
+def symmetric_solver(build: Callable[[], np.ndarray]) -> Callable[[np.ndarray], np.ndarray]:
+    """r ↦ T⁻¹r for the bordered system's k×k matrix T = ``build()`` (Fortran order, its lower triangle read):
+    Cholesky in T's own storage (it is positive definite in exact arithmetic), or, where rounding leaves it
+    indefinite, LU of T built again and symmetrised (peak memory: one k×k array, about 70 MB at k = 3 000)."""
     try:
-        cho = sla.cho_factor(T, lower=True, check_finite=False)
+        cho = sla.cho_factor(build(), lower=True, overwrite_a=True, check_finite=False)
         return lambda r: sla.cho_solve(cho, r, check_finite=False)
     except np.linalg.LinAlgError:
-        lu = sla.lu_factor(T, check_finite=False)
+        T = build()
+        k = T.shape[0]
+        for c0 in range(0, k, _SYMMETRISE_COLUMNS):  # the upper triangle from the lower, a strip at a time
+            c1 = min(k, c0 + _SYMMETRISE_COLUMNS)
+            T[c0:c1, c1:] = T[c1:, c0:c1].T
+            T[c0:c1, c0:c1] = np.tril(T[c0:c1, c0:c1]) + np.tril(T[c0:c1, c0:c1], -1).T
+        lu = sla.lu_factor(T, overwrite_a=True, check_finite=False)
         return lambda r: sla.lu_solve(lu, r, check_finite=False)
 
 
+_SYMMETRISE_COLUMNS = 512
+
+
 class PinnedBorder:
-    """The bordered part of a layered factorisation with pinned directions (module docstring): Q = Ĥ⁻¹E per
-    block, W = AQ, the k×k matrix C⁻¹ + WᵀŜ⁻¹W factorised, and Ŝ⁻¹W."""
+    """The bordered part of a layered factorisation with pinned directions (module docstring): W = AQ, the k×k
+    matrix C⁻¹ + WᵀŜ⁻¹W factorised, and Ŝ⁻¹W.
+
+    Q = Ĥ⁻¹E is formed block by block for W and C⁻¹ and not kept (peak memory: Σ_b n_b k_b doubles, 111 MiB at
+    m = 2, n = 150): a Newton solve needs only Qᵀf = (Ĥ⁻¹f) at the pins, which its forward solve computes, and
+    Δu = Ĥ⁻¹(f − AᵀΔν) + Qt = Ĥ⁻¹(f − AᵀΔν + Et), its backward solve with t added at the pins
+    (:class:`problems.ipm.layered.LayeredFactor`)."""
 
     def __init__(self, defl: BandDeflation, starts: np.ndarray, E: int, solve_block, S_cho) -> None:  # noqa: ANN001
         k = defl.pins.size
-        self.slices: list[tuple[int, int, int, int, np.ndarray]] = []
-        W = np.zeros((E, k))
-        Cinv = np.zeros((k, k))
+        self.pins = defl.pins
+        W = np.zeros((E, k), order="F")
+        blocks: list[tuple[int, int, np.ndarray]] = []  # C⁻¹ is block diagonal: one k_b × k_b part per block
         bounds = np.flatnonzero(np.diff(np.concatenate([[-1], defl.block, [np.iinfo(np.intp).max]])))
         for lo, hi in zip(bounds[:-1], bounds[1:]):
             b = int(defl.block[lo])
@@ -241,25 +256,29 @@ class PinnedBorder:
             Q = np.zeros((s1 - s0, hi - lo), order="F")
             Q[defl.pins[lo:hi] - s0, np.arange(hi - lo)] = 1.0
             solve_block(b, Q)
-            self.slices.append((lo, hi, s0, s1, Q))
             A_b = sp.csr_matrix(
                 (np.ones(s1 - s0), (defl.link[s0:s1], np.arange(s1 - s0))), shape=(E, s1 - s0)
             )
             W[:, lo:hi] = A_b @ Q
             Cb = (defl.hu[lo:hi, s0:s1] @ Q) / (defl.tau[lo:hi] * defl.upin[lo:hi])[:, None]
-            Cinv[lo:hi, lo:hi] = 0.5 * (Cb + Cb.T)
-        self.SW = sla.cho_solve(S_cho, W, check_finite=False)
-        self._solve_T = symmetric_solver(Cinv + W.T @ self.SW)
+            blocks.append((lo, hi, 0.5 * (Cb + Cb.T)))
+            del Q
+        # WᵀŜ⁻¹W = VᵀV with V = L⁻¹W (Ŝ = LLᵀ): exactly symmetric, one triangle formed (BLAS syrk)
+        L = S_cho[0]
+        V = sla.solve_triangular(L, W, lower=True, check_finite=False)
+        self.SW = sla.solve_triangular(L, V, lower=True, trans="T", check_finite=False)
+
+        def build() -> np.ndarray:
+            T = sla.blas.dsyrk(1.0, V, trans=1, lower=1)
+            for lo, hi, Cb in blocks:
+                T[lo:hi, lo:hi] += np.tril(Cb)
+            return T
+
+        self._solve_T = symmetric_solver(build)
         self.W, self.S_cho = W, S_cho
 
-    def coupling(self, rhs1: np.ndarray, f: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(Δν, t) of the bordered system."""
-        qtf = np.concatenate([Q.T @ f[s0:s1] for _, _, s0, s1, Q in self.slices])
+    def coupling(self, rhs1: np.ndarray, qtf: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(Δν, t) of the bordered system, from r₁ and Qᵀf = (Ĥ⁻¹f) at the pins."""
         y = sla.cho_solve(self.S_cho, rhs1, check_finite=False)
         t = self._solve_T(qtf - self.W.T @ y)
         return y + self.SW @ t, t
-
-    def border(self, dz: np.ndarray, t: np.ndarray) -> None:
-        """Δu += Q t (in place)."""
-        for lo, hi, s0, s1, Q in self.slices:
-            dz[s0:s1] += Q @ t[lo:hi]

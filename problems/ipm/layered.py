@@ -295,22 +295,32 @@ class LayeredFactor:
         return out
 
     # --- protocol of solve_block_angular (one chunk: the whole vector)
+    # With pinned directions (:class:`~problems.ipm.band_deflation.PinnedBorder`) the three steps of one Newton
+    # solve share two small vectors: forward keeps Qᵀf = (Ĥ⁻¹f) at the pins for coupling, and coupling keeps t for
+    # backward, which solves Ĥ(Δu) = f − AᵀΔν + Et (Q itself is not kept).  The iteration calls them in this order,
+    # one solve at a time.
     def forward(self, fc: np.ndarray, c: slice, work: np.ndarray) -> np.ndarray:
         """A H⁻¹ f."""
-        return self.A_rows(self.hinv(fc))
-
-    def coupling(self, rhs1: np.ndarray, f: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        x = self.hinv(fc)
         if self.border_part is not None:
-            return self.border_part.coupling(rhs1, f)
+            self._qtf = x[self.border_part.pins]
+        return self.A_rows(x)
+
+    def coupling(self, rhs1: np.ndarray, f: np.ndarray) -> tuple[np.ndarray, None]:
+        if self.border_part is not None:
+            dnu, self._t = self.border_part.coupling(rhs1, self._qtf)
+            return dnu, None
         return sla.cho_solve(self.S_cho, rhs1, check_finite=False), None
 
     def backward(self, fc: np.ndarray, dnu: np.ndarray, c: slice, work: np.ndarray) -> np.ndarray:
-        """H⁻¹(f − Aᵀ Δν)."""
-        return self.hinv(fc - self._AT(dnu), overwrite=True)
+        """H⁻¹(f − Aᵀ Δν) (with pins: Ĥ⁻¹(f − AᵀΔν + Et))."""
+        g = fc - self._AT(dnu)
+        if self.border_part is not None:
+            g[self.border_part.pins] += self._t
+        return self.hinv(g, overwrite=True)
 
-    def border(self, dz: np.ndarray, tt: np.ndarray | None) -> None:
-        if self.border_part is not None and tt is not None:
-            self.border_part.border(dz, tt)
+    def border(self, dz: np.ndarray, tt: None) -> None:
+        """Nothing: the pins' part of Δu is in the backward solve."""
 
 
 def fill_band(lay: Layers, b: int, diag: np.ndarray, off: np.ndarray, region: np.ndarray) -> None:

@@ -241,10 +241,16 @@ def test_the_n150_point_that_stalled_is_certified_by_the_layered_method_alone():
 
 
 def test_the_bordered_matrix_is_solved_when_rounding_leaves_it_indefinite():
-    """Cholesky where the k×k matrix is positive definite, LU where it is not (against NumPy's solve)."""
+    """Cholesky where the k×k matrix is positive definite, LU where it is not (against NumPy's solve), from its
+    lower triangle only (as the bordered system forms it), in strips narrower than the matrix."""
     rng = np.random.default_rng(1)
-    X = rng.standard_normal((6, 6))
-    r = rng.standard_normal(6)
+    k = 1100  # three strips of the symmetrisation
+    X = rng.standard_normal((k, k))
+    r = rng.standard_normal(k)
     assert np.linalg.eigvalsh(X + X.T)[0] < 0
-    for T in (X @ X.T + np.eye(6), X + X.T):  # positive definite; symmetric indefinite
-        np.testing.assert_allclose(bd.symmetric_solver(T)(r), np.linalg.solve(T, r), rtol=1e-10)
+    for T in (X @ X.T + np.eye(k), X + X.T):  # positive definite; symmetric indefinite
+        x = bd.symmetric_solver(lambda T=T: np.asfortranarray(np.tril(T)))(r)
+        np.testing.assert_allclose(
+            T @ x, r, rtol=0, atol=1e-8 * np.abs(T).sum(axis=1).max() * np.abs(x).max()
+        )
+        np.testing.assert_allclose(x, np.linalg.solve(T, r), rtol=1e-6)
