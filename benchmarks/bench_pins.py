@@ -39,13 +39,13 @@ DEFAULT_POINTS = [
 
 def _run(point: str, variant: str, former: str | None = None) -> dict:
     """One fresh ``bench_block_ipm.py --peak`` process: ``variant`` "pins", "no pins" or "former" (the library
-    at ``former``, a directory first on the child's ``PYTHONPATH``)."""
+    in the directory ``former``, first on the child's ``PYTHONPATH``)."""
     prior, program, eps, n = point.rsplit("/", 3)
     cmd = [sys.executable, str(HERE / "bench_block_ipm.py"), "--n", n, "--program", program]
     cmd += ["--prior", prior, "--eps", eps, "--peak"] + (["--no-pins"] if variant == "no pins" else [])
     env = None
-    if variant == "former" and former is not None:
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join([former, os.environ.get("PYTHONPATH", "")])}
+    if variant == "former":
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(former), os.environ.get("PYTHONPATH", "")])}
     done = subprocess.run(cmd, capture_output=True, text=True, check=False, env=env)
     lines = [ln for ln in done.stdout.splitlines() if ln.startswith("{")]
     if done.returncode != 0 or not lines:
@@ -74,9 +74,7 @@ def main() -> None:
             for k in range(args.rounds):
                 for variant in ("pins", other) if k % 2 == 0 else (other, "pins"):
                     r = _run(point, variant, former)
-                    if variant == "former":
-                        r["revision"] = args.former
-                    rows.append(r)
+                    rows.append(r if variant != "former" else {**r, "revision": args.former})
                     write(args.out, rows)
                     _print(r)
 
