@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ..lp.bounds import Bounds
 from ..lp.status import Status, decide_status
+from ..units import to_unit
 
 __all__ = ["BracketStatus"]
 
@@ -30,3 +31,15 @@ class BracketStatus:
     @property
     def status(self) -> Status:
         return decide_status(float(self.lower_bound), float(self.upper_bound))
+
+    def bracket_dict(self, unit: str = "nats") -> dict:
+        """The status and the bracket in ``unit``, as every ``to_dict`` of these results opens (``bounds`` and
+        the flat ``lower_bound`` / ``upper_bound`` carry the same two numbers)."""
+        lower, upper = float(to_unit(self.lower_bound, unit)), float(to_unit(self.upper_bound, unit))
+        return {
+            "status": str(self.status),
+            "certified": self.certified,
+            "bounds": {"lower": lower, "upper": upper},
+            "lower_bound": lower,
+            "upper_bound": upper,
+        }

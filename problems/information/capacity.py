@@ -145,15 +145,8 @@ class CapacityResult(BracketStatus):
     def to_dict(self, unit: str = "nats") -> dict:
         check_unit(unit)
         return {
-            "status": str(self.status),
-            "certified": self.certified,
-            "bounds": {
-                "lower": float(to_unit(self.lower_bound, unit)),
-                "upper": float(to_unit(self.upper_bound, unit)),
-            },
+            **self.bracket_dict(unit),
             "capacity": float(to_unit(self.capacity, unit)),
-            "lower_bound": float(to_unit(self.lower_bound, unit)),
-            "upper_bound": float(to_unit(self.upper_bound, unit)),
             "gap": float(to_unit(self.gap, unit)),
             "unit": unit,
             "input_distribution": self.input_distribution.tolist(),

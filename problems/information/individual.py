@@ -79,15 +79,8 @@ class IndividualCapacityResult(BracketStatus):
     def to_dict(self, unit: str = "nats") -> dict:
         check_unit(unit)
         return {
-            "status": str(self.status),
-            "certified": self.certified,
-            "bounds": {
-                "lower": float(to_unit(self.lower_bound, unit)),
-                "upper": float(to_unit(self.upper_bound, unit)),
-            },
+            **self.bracket_dict(unit),
             "C1": float(to_unit(self.c1, unit)),
-            "lower_bound": float(to_unit(self.lower_bound, unit)),
-            "upper_bound": float(to_unit(self.upper_bound, unit)),
             "unit": unit,
             "individual": self.individual + 1,
             "individual_indexing": "1-based (record values in 'vertex' are 0-based array indices)",

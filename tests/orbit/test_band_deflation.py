@@ -12,6 +12,7 @@ import math
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from layered_systems import random_normal_system  # tests/orbit (pytest puts it on the path)
 
 from problems.ipm import band_deflation as bd
 from problems.ipm import block
@@ -61,14 +62,10 @@ def test_pinned_bordered_solve_equals_the_plain_solve_for_any_pins():
     """On a well-conditioned system (random D, E) pins on arbitrary disjoint vectors U, with H U formed densely,
     give the same Newton direction as the factorisation without pins and as a dense solve: the Woodbury algebra
     and the bordered system are exact."""
-    rng = np.random.default_rng(3)
-    spec = ReducedPDDP(parse_symmetric_prior(CONTAGIOUS, 7, 2)).lp.spec
-    sysm = RaggedBlockSystem(spec.c, spec.A, spec.b, spec.src, spec.dst, spec.kappa, math.exp(1.0))
+    ns = random_normal_system(ReducedPDDP, CONTAGIOUS, 7, 1.0, seed=3)
+    sysm, rng, D, E, diag, off = ns.sysm, ns.rng, ns.D, ns.E, ns.diag, ns.off
     lay = sysm.layers
     assert lay is not None
-    D = np.exp(rng.uniform(-3, 3, sysm.P))
-    E = np.exp(rng.uniform(-3, 3, sysm.K))
-    diag, off = sysm.H_parts(D, E)
     H = _dense_H(sysm, D, E)
     # two directions in each of three blocks, disjoint supports, pins at their largest entries
     U = []

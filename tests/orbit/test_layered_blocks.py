@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 import pytest
+from layered_systems import random_normal_system  # tests/orbit (pytest puts it on the path)
 
 from problems.errors import InvalidInputError
 from problems.ipm.block import RaggedBlockSystem, solve_block_lp
@@ -94,13 +95,8 @@ def test_layered_solves_equal_dense_solves_of_the_normal_equations(n, tile, monk
     import problems.ipm.layered as layered
 
     monkeypatch.setattr(layered, "TILE_ROWS", tile)
-    rng = np.random.default_rng(n)
-    spec = ReducedPDI(parse_symmetric_prior(MIXTURE, n, 2)).lp.spec
-    sysm = RaggedBlockSystem(spec.c, spec.A, spec.b, spec.src, spec.dst, spec.kappa, math.exp(1.3))
-    assert sysm.layers is not None
-    D = np.exp(rng.uniform(-6, 6, sysm.P))
-    E = np.exp(rng.uniform(-6, 6, sysm.K))
-    diag, off = sysm.H_parts(D, E)
+    ns = random_normal_system(ReducedPDI, MIXTURE, n, 1.3, seed=n, spread=6.0)
+    spec, sysm, rng, D, E, diag, off = ns.spec, ns.sysm, ns.rng, ns.D, ns.E, ns.diag, ns.off
     fac = sysm.factor(diag, off, 1, {})
     assert isinstance(fac, LayeredFactor)
     # the ratio rows in the system's order, scaled by 1/max(1, rκ), from the spec
@@ -356,15 +352,10 @@ def _indefinite_block(seed: int = 5) -> tuple:
     """The layered normal matrix of a reduced PD-I LP (n = 7) with random D and E, its largest block made
     indefinite: smallest eigenvalue −1e-9 of its largest diagonal entry.  Returns the block system, diag, off,
     the dense H (diagonal not yet replaced), the block and its rows."""
-    n = 7
-    rng = np.random.default_rng(seed)
-    spec = ReducedPDI(parse_symmetric_prior(MIXTURE, n, 2)).lp.spec
-    sysm = RaggedBlockSystem(spec.c, spec.A, spec.b, spec.src, spec.dst, spec.kappa, math.exp(1.3))
+    ns = random_normal_system(ReducedPDI, MIXTURE, 7, 1.3, seed=seed)
+    spec, sysm, diag, off = ns.spec, ns.sysm, ns.diag, ns.off
     lay = sysm.layers
     assert lay is not None
-    D = np.exp(rng.uniform(-3, 3, sysm.P))
-    E = np.exp(rng.uniform(-3, 3, sysm.K))
-    diag, off = sysm.H_parts(D, E)
     pi, pj = sysm.pos[spec.src[sysm.rorder]], sysm.pos[spec.dst[sysm.rorder]]
     r1 = sysm._off_rows[0]
     H = np.zeros((sysm.K, sysm.K))
