@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from problems.ipm.block import RaggedBlockSystem
+from problems.lp.spec import RatioLPSpec
 from problems.orbit.symmetric_prior import parse_symmetric_prior
 
 __all__ = ["NormalSystem", "random_normal_system"]
@@ -22,7 +23,7 @@ __all__ = ["NormalSystem", "random_normal_system"]
 class NormalSystem:
     """The reduced LP's spec, its layered block system, the scalings and the normal matrix's parts."""
 
-    spec: object
+    spec: RatioLPSpec
     sysm: RaggedBlockSystem
     rng: np.random.Generator
     D: np.ndarray
