@@ -5,6 +5,8 @@
 * :mod:`problems.ipm.sparse_block` — sparse factors of those blocks (m ≥ 3, large blocks; SuperLU);
 * :mod:`problems.ipm.lapack` — optional GIL-free LAPACK kernels and BLAS thread control;
 * :mod:`problems.ipm.shift` — the diagonal shift of a block that Cholesky refuses;
+* :mod:`problems.ipm.schur` — the factorised Schur complement that couples the blocks, and the solve steps the
+  block factorisations share;
 * :mod:`problems.ipm.rows` — ratio-row helpers shared by both.
 
 They take arrays and return ``(z, ν, λ, s, iterations, seconds)``; they are used through the back-end

@@ -52,7 +52,6 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
-import scipy.linalg as sla
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
@@ -60,10 +59,11 @@ from ..errors import InvalidInputError, ProblemTooLargeError, SolverFailedError
 from ..indexing import index_dtype
 from .band_deflation import DEFLATE_BELOW, PIN_AFTER_REFINEMENT, BandDeflation, band_deflation, row_ends
 from .elementwise import map_parts, with_errstate
-from .iteration import BLAS_THREADS, SOLVER_NAME, schur_cholesky, solve_block_angular
+from .iteration import BLAS_THREADS, SOLVER_NAME, solve_block_angular
 from .lapack import BlasThreads, lapack_kernels, trim_heap
 from .layered import LayeredFactor, Layers, layers_of
 from .rows import abs_product, scaled_ratio_rows
+from .schur import SchurFactor, schur_cholesky
 from .shift import TRIES, shifted
 from .sparse_block import SparseBlockFactor, SparseBlockPattern
 
@@ -525,7 +525,7 @@ class RaggedBlockSystem:
         return u_out, nu * cs, lam_out, s_out
 
 
-class _RaggedFactor:
+class _RaggedFactor(SchurFactor):
     """Dense Cholesky factors of the blocks H_b, Y_b = H_b⁻¹A_bᵀ and the factorised Schur complement."""
 
     def __init__(self, sysm: RaggedBlockSystem, diag: np.ndarray, off: np.ndarray, pool) -> None:  # noqa: ANN001
@@ -574,13 +574,6 @@ class _RaggedFactor:
         self.S_cho = schur_cholesky(S)
         self._order = ks
 
-    def _map(self, fn) -> None:  # noqa: ANN001
-        if self.pool is not None:
-            list(self.pool.map(fn, self._order))
-        else:
-            for k in self._order:
-                fn(k)
-
     def forward(self, fc: np.ndarray, c: slice, work: np.ndarray) -> np.ndarray:
         """A H⁻¹ f = Σ_b Y_bᵀ f_b."""
         sysm = self.sysm
@@ -589,9 +582,6 @@ class _RaggedFactor:
             lo, hi = sysm.offsets[k], sysm.offsets[k + 1]
             out[sysm.block_rows[k]] += self.Y[k] @ fc[lo:hi]
         return out
-
-    def coupling(self, rhs1: np.ndarray, f: np.ndarray) -> tuple[np.ndarray, None]:
-        return sla.cho_solve(self.S_cho, rhs1, check_finite=False), None
 
     def backward(self, fc: np.ndarray, dnu: np.ndarray, c: slice, work: np.ndarray) -> np.ndarray:
         """Δu_b = H_b⁻¹(f_b − A_bᵀΔν) for every block (potrs on the blocks' factors, in parallel)."""
@@ -606,9 +596,6 @@ class _RaggedFactor:
 
         self._map(one)
         return out
-
-    def border(self, dz: np.ndarray, tt: None) -> None:
-        return None
 
 
 def solve_block_lp(

@@ -38,13 +38,13 @@ from functools import partial
 from typing import Protocol
 
 import numpy as np
-import scipy.linalg as sla
 
 from ..errors import SolverFailedError
 from ..progress import note
 from . import correctors, krylov
 from .elementwise import steps, trial_product, with_errstate
 from .lapack import lapack_kernels, trim_heap
+from .schur import schur_cholesky  # noqa: F401 - re-exported (the block factorisations import it from .schur)
 
 __all__ = ["BlockSystem", "solve_block_angular", "schur_cholesky", "SOLVER_NAME", "ENOUGH_GAP"]
 
@@ -120,17 +120,6 @@ class BlockSystem(Protocol):
     # splits its own products over the threads (:meth:`problems.ipm.block.RaggedBlockSystem.use_pool`)
     # optional: ``note_refinement(err)`` receives the largest error each iteration's refinement left (a layered
     # system then pins its near-null directions, :meth:`problems.ipm.block.RaggedBlockSystem.note_refinement`)
-
-
-def schur_cholesky(S: np.ndarray) -> tuple[np.ndarray, bool]:
-    """Cholesky factor (``scipy.linalg.cho_factor``) of the symmetrised Schur complement, with a 1e-14 relative
-    diagonal shift if it is not numerically positive definite (refinement absorbs the perturbation)."""
-    S = 0.5 * (S + S.T)
-    try:
-        return sla.cho_factor(S, lower=True, check_finite=False)
-    except np.linalg.LinAlgError:
-        S[np.diag_indices(S.shape[0])] += 1e-14 * np.max(np.abs(np.diag(S)))
-        return sla.cho_factor(S, lower=True, check_finite=False)
 
 
 def _dual_residual(

@@ -47,13 +47,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-import scipy.linalg as sla
 from scipy.linalg.lapack import dpbtrf, dpbtrs, dtbtrs
 
 from .band_deflation import PinnedBorder
 from .elementwise import with_errstate
-from .iteration import schur_cholesky
 from .lapack import BandKernels, Level3Kernels, band_kernels, level3_kernels
+from .schur import SchurFactor, schur_cholesky
 from .shift import SHIFTS, shifted
 
 __all__ = [
@@ -189,7 +188,7 @@ class Layers:
         return self._groups[threads]
 
 
-class LayeredFactor:
+class LayeredFactor(SchurFactor):
     """Banded Cholesky factors of every block and the Cholesky factor of the Schur complement.
 
     With the GIL-free kernels (:func:`~problems.ipm.lapack.band_kernels`) the blocks are factorised and solved
@@ -247,7 +246,7 @@ class LayeredFactor:
             return _merged(lay.block_links[b], present, Sb)
 
         S = np.zeros((E, E))
-        for present, Sb in self._map(work):
+        for present, Sb in self._results(work):
             S[np.ix_(present, present)] += Sb
         if not np.all(np.isfinite(S)):
             raise np.linalg.LinAlgError("the Schur complement of the layered blocks is not finite")
@@ -267,7 +266,8 @@ class LayeredFactor:
         if info != 0:
             raise np.linalg.LinAlgError(f"banded Cholesky solve failed (info {info})")
 
-    def _map(self, fn):  # noqa: ANN001, ANN202
+    def _results(self, fn):  # noqa: ANN001, ANN202
+        """``fn`` of every block, largest first, on the pool's threads: the list of its results."""
         order = self.lay.largest_first
         if self.pool is None:
             return [fn(b) for b in order]
@@ -310,7 +310,7 @@ class LayeredFactor:
         if self.border_part is not None:
             dnu, self._t = self.border_part.coupling(rhs1, self._qtf)
             return dnu, None
-        return sla.cho_solve(self.S_cho, rhs1, check_finite=False), None
+        return super().coupling(rhs1, f)
 
     def backward(self, fc: np.ndarray, dnu: np.ndarray, c: slice, work: np.ndarray) -> np.ndarray:
         """H⁻¹(f − Aᵀ Δν) (with pins: Ĥ⁻¹(f − AᵀΔν + Et))."""
@@ -318,9 +318,6 @@ class LayeredFactor:
         if self.border_part is not None:
             g[self.border_part.pins] += self._t
         return self.hinv(g, overwrite=True)
-
-    def border(self, dz: np.ndarray, tt: None) -> None:
-        """Nothing: the pins' part of Δu is in the backward solve."""
 
 
 def fill_band(lay: Layers, b: int, diag: np.ndarray, off: np.ndarray, region: np.ndarray) -> None:

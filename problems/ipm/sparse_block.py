@@ -42,7 +42,7 @@ from scipy.linalg import LinAlgError, lapack
 
 from ..errors import ProblemTooLargeError
 from ..resources import format_bytes, memory_budget
-from .iteration import schur_cholesky
+from .schur import SchurFactor, schur_cholesky
 from .shift import TRIES, shifted
 
 __all__ = [
@@ -173,7 +173,7 @@ class _DenseBlock:
         return int(self.c.shape[0]) * (int(self.c.shape[0]) + 1) // 2
 
 
-class SparseBlockFactor:
+class SparseBlockFactor(SchurFactor):
     """Sparse factors of the blocks H_b and the factorised E × E Schur complement (the interface of
     :class:`problems.ipm.block._RaggedFactor`: ``forward``, ``coupling``, ``backward``, ``border``)."""
 
@@ -262,13 +262,6 @@ class SparseBlockFactor:
         """Drop the factors (the next iteration's factorisation is about to replace them)."""
         self.blocks = []
 
-    def _map(self, fn) -> None:  # noqa: ANN001
-        if self.pool is not None:
-            list(self.pool.map(fn, self._order))
-        else:
-            for k in self._order:
-                fn(k)
-
     def forward(self, fc: np.ndarray, c: slice, work: np.ndarray) -> np.ndarray:
         """A H⁻¹ f = Σ_b A_b H_b⁻¹ f_b (one block solve each; the solutions are kept in ``work``)."""
         sysm, pat = self.sysm, self.pat
@@ -288,11 +281,6 @@ class SparseBlockFactor:
             )
         return out
 
-    def coupling(self, rhs1: np.ndarray, f: np.ndarray) -> tuple[np.ndarray, None]:
-        import scipy.linalg as sla
-
-        return sla.cho_solve(self.S_cho, rhs1, check_finite=False), None
-
     def backward(self, fc: np.ndarray, dnu: np.ndarray, c: slice, work: np.ndarray) -> np.ndarray:
         """Δu_b = H_b⁻¹(f_b − A_bᵀΔν) for every block (one block solve each)."""
         sysm = self.sysm
@@ -306,6 +294,3 @@ class SparseBlockFactor:
 
         self._map(one)
         return out
-
-    def border(self, dz: np.ndarray, tt: None) -> None:
-        return None
