@@ -20,8 +20,9 @@ also has the returned point's cost and its exact repair both ways (mixing weight
 seconds).  ``--peak`` samples the resident memory every 10 ms on a thread and adds the
 largest sample with the Python lines (innermost first) the solve was running then, the three places with the
 largest samples, and the resident memory before the block system is built (the reduced LP and the interpreter).
-``--no-pins`` runs the layered method without its pinned deflation (:mod:`problems.ipm.band_deflation`), as before
-it.
+``--keep-heap`` gives the C heap's free pages back before the certificates only, not at every iteration
+(:data:`problems.ipm.iteration.TRIM_EACH_ITERATION`).  ``--no-pins`` runs the layered method without its pinned
+deflation (:mod:`problems.ipm.band_deflation`), as before it.
 """
 
 from __future__ import annotations
@@ -96,6 +97,11 @@ def main() -> None:
     ap.add_argument("--tile", type=int, default=None, help="tile rows per bandwidth (0: dtbtrs)")
     ap.add_argument("--refine-basic", type=float, default=None, help="REFINE_TOL_BASIC (0: as the others)")
     ap.add_argument("--peak", action="store_true", help="sample the resident memory: its peak and where")
+    ap.add_argument(
+        "--keep-heap",
+        action="store_true",
+        help="trim the C heap before certificates only (TRIM_EACH_ITERATION off)",
+    )
     ap.add_argument("--max-iter", type=int, default=150)
     ap.add_argument(
         "--no-pins", action="store_true", help="no pinned deflation (problems.ipm.band_deflation)"
@@ -123,6 +129,8 @@ def main() -> None:
         layered.TILE_ROWS = args.tile
     if args.refine_basic is not None:
         iteration.REFINE_TOL_BASIC = args.refine_basic
+    if args.keep_heap:
+        iteration.TRIM_EACH_ITERATION = False
     from problems.lp import bounds
 
     rebalance = bounds._rebalance
@@ -215,6 +223,7 @@ def main() -> None:
         "krylov": iteration.KRYLOV_DIM,
         "tile": layered.TILE_ROWS,
         "refine_basic": iteration.REFINE_TOL_BASIC,
+        "trim_each_iteration": iteration.TRIM_EACH_ITERATION,
         "iterations": iters,
         "cpu_s": round(cpu, 2),
         "wall_s": round(wall, 2),

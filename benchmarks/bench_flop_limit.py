@@ -92,6 +92,17 @@ def _scaling(sysm, rng):  # noqa: ANN001, ANN202
     return np.exp(rng.uniform(-2.0, 2.0, sysm.P)), np.exp(rng.uniform(-2.0, 2.0, sysm.K))
 
 
+def normal_parts(n: int):  # noqa: ANN201 - (RaggedBlockSystem, Layers, diag, off)
+    """:func:`layered_system`'s block system at n, its layers and the diagonal and off-diagonal parts of its normal
+    matrix for :func:`_scaling`'s D and E (seed 0): the inputs of one factorisation."""
+    import numpy as np
+
+    _spec, sysm = layered_system(n)
+    D, E = _scaling(sysm, np.random.default_rng(0))
+    diag, off = sysm.H_parts(D, E)
+    return sysm, sysm.layers, diag, off
+
+
 def kernels(sysm) -> dict:  # noqa: ANN001 - a layered RaggedBlockSystem
     """Wall seconds of the layered method's kernels on ``sysm`` with two threads (shortest of five)."""
     from concurrent.futures import ThreadPoolExecutor

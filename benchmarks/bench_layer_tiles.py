@@ -31,7 +31,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from bench_flop_limit import _scaling, layered_system  # noqa: E402 - the benchmarks' own system
+from bench_flop_limit import normal_parts  # noqa: E402 - the benchmarks' own system
 
 _COL, _LEFT, _RIGHT, _LOWER, _UPPER, _NOTRANS, _TRANS, _NONUNIT = 102, 141, 142, 122, 121, 111, 112, 131
 
@@ -68,10 +68,7 @@ def main() -> None:
     from problems.ipm import layered
     from problems.ipm.lapack import BlasThreads
 
-    _spec, sysm = layered_system(args.n)
-    lay = sysm.layers
-    D, E = _scaling(sysm, np.random.default_rng(0))
-    diag, off = sysm.H_parts(D, E)
+    sysm, lay, diag, off = normal_parts(args.n)
     with BlasThreads(1):
         fac = layered.LayeredFactor(lay, diag, off, sysm.A, sysm.AT, None)
     gemm, trsm, syrk, potrf = _cblas()

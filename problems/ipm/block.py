@@ -57,6 +57,7 @@ from scipy.sparse.csgraph import connected_components
 
 from ..errors import InvalidInputError, ProblemTooLargeError, SolverFailedError
 from ..indexing import index_dtype
+from . import iteration
 from .band_deflation import DEFLATE_BELOW, PIN_AFTER_REFINEMENT, BandDeflation, band_deflation, row_ends
 from .elementwise import map_parts, with_errstate
 from .iteration import BLAS_THREADS, SOLVER_NAME, solve_block_angular
@@ -476,7 +477,10 @@ class RaggedBlockSystem:
 
     def factor(self, diag, off, threads, deflation, pool=None):  # noqa: ANN001, ANN201
         if self.layers is not None:
-            trim_heap()  # the previous iteration's temporaries, before the largest allocation
+            if (
+                iteration.TRIM_EACH_ITERATION
+            ):  # the previous iteration's temporaries, before the largest allocation
+                trim_heap()
             pinned = deflation if isinstance(deflation, BandDeflation) else None
             fac = LayeredFactor(self.layers, diag, off, self.A, self.AT, pool, pinned)
             self._pinning = self._pinning or fac.shifted > 0  # a shifted block: pin from the next iterate on
