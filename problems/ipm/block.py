@@ -477,9 +477,8 @@ class RaggedBlockSystem:
 
     def factor(self, diag, off, threads, deflation, pool=None):  # noqa: ANN001, ANN201
         if self.layers is not None:
-            if (
-                iteration.TRIM_EACH_ITERATION
-            ):  # the previous iteration's temporaries, before the largest allocation
+            # the previous iteration's temporaries, before the largest allocation
+            if iteration.TRIM_EACH_ITERATION:
                 trim_heap()
             pinned = deflation if isinstance(deflation, BandDeflation) else None
             fac = LayeredFactor(self.layers, diag, off, self.A, self.AT, pool, pinned)

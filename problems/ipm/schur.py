@@ -51,5 +51,6 @@ class SchurFactor:
         return sla.cho_solve(self.S_cho, rhs1, check_finite=False), None
 
     def border(self, dz: np.ndarray, tt: None) -> None:
-        """Nothing: no bordered unknowns."""
+        """Nothing to add to Δz (a factorisation with bordered unknowns, the layered one's pins, adds their part
+        in its ``backward``)."""
         return None
