@@ -44,9 +44,8 @@ from ..progress import note
 from . import correctors, krylov
 from .elementwise import steps, trial_product, with_errstate
 from .lapack import lapack_kernels, trim_heap
-from .schur import schur_cholesky  # noqa: F401 - re-exported (the block factorisations import it from .schur)
 
-__all__ = ["BlockSystem", "solve_block_angular", "schur_cholesky", "SOLVER_NAME", "ENOUGH_GAP"]
+__all__ = ["BlockSystem", "solve_block_angular", "SOLVER_NAME", "ENOUGH_GAP"]
 
 #: ``PRIVACY_IPM_TRACE=1`` prints one line per iteration on stderr (for developers)
 _TRACE = bool(os.environ.get("PRIVACY_IPM_TRACE"))

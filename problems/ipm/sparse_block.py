@@ -174,8 +174,8 @@ class _DenseBlock:
 
 
 class SparseBlockFactor(SchurFactor):
-    """Sparse factors of the blocks H_b and the factorised E × E Schur complement (the interface of
-    :class:`problems.ipm.block._RaggedFactor`: ``forward``, ``coupling``, ``backward``, ``border``)."""
+    """Sparse factors of the blocks H_b and the factorised E × E Schur complement (``forward`` and ``backward``
+    here, ``coupling`` and ``border`` of :class:`~problems.ipm.schur.SchurFactor`)."""
 
     def __init__(self, sysm, diag: np.ndarray, off: np.ndarray, pool) -> None:  # noqa: ANN001
         pat: SparseBlockPattern = sysm.sparse_pattern

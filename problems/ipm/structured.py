@@ -75,11 +75,11 @@ from .iteration import (  # noqa: F401 - the iteration's names, re-exported for 
     REFINE_STEPS,
     SOLVER_NAME,
     BlockSystem,
-    schur_cholesky,
     solve_block_angular,
 )
 from .lapack import BlasThreads, lapack_kernels
 from .rows import abs_product, reverse_pairs, scaled_ratio_rows  # noqa: F401 - reverse_pairs re-exported
+from .schur import schur_cholesky
 from .shift import TRIES, shifted
 
 __all__ = ["solve_ratio_lp_structured", "StructuredIPMData", "SOLVER_NAME"]

@@ -392,7 +392,7 @@ DEFAULT_CASES = _grid_cases(("pd-dp", "pd-i"), PRIORS, (10,), slow=False) + [
 ]
 _DEFAULT_IDS = {p.id for p in DEFAULT_CASES}
 #: HiGHS (SciPy's build) cannot solve the reference here in any scaling (status 4 or 15, after up to 24 minutes), nor
-#: with the interior-point fallback of :data:`HIGHS_METHODS` (ε_X + 0.01: no reference after 35 minutes, AMD EPYC)
+#: with the interior-point fallback of :data:`HIGHS_METHODS` (AMD EPYC: none after 35 and 15.5 minutes)
 NO_REFERENCE = {"pd-i-iid-n30-epsX+0.01", "pd-i-iid-n30-epsX+0.3"}
 SLOW_CASES = [
     (
